@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Weft: an InfiniBand stack for Linux in freestanding C++.
+#
+#   make                 build every module for KDIR (default: the running
+#                        kernel's build dir if present, else Debian's 6.1 headers)
+#   make KDIR=<tree>     build for another kernel (e.g. the debug kernel)
+#   make sparse          run sparse (C=2) over every C shim
+#   make check           the test suite: both kernels, KUnit + integration in QEMU
+#   make run             boot a test host, load the stack, show it
+#   make debug-kernel    build (or reuse) the cached KUnit/KASAN/lockdep kernel
+#   make deps            install the Debian packages the build and tests need
+#
+# Objects go to build/<kernel release>/, a symlink mirror of the sources.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+
+SRCDIR := $(CURDIR)
+MODULE_DIRS := Kbuild include lib scripts tests/kunit tests/selftest \
+	$(wildcard drivers core ulp userspace)
+
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+
+ifneq ($(filter-out deps debug-kernel clean help,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(wildcard $(KDIR)/include/config/kernel.release),)
+$(info No kernel build tree at KDIR=$(KDIR): installing dependencies first.)
+$(shell $(SRCDIR)/scripts/deps.sh >&2)
+KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+endif
+endif
+
+KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)
+GCC_MAJOR = $(shell sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9][0-9][0-9][0-9]$$/\1/p' $(KDIR)/include/config/auto.conf)
+WEFT_CXX = g++-$(GCC_MAJOR)
+BUILD = $(SRCDIR)/build/$(KVER)
+KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=gcc-$(GCC_MAJOR) WEFT_CXX=$(WEFT_CXX) W=1
+
+.PHONY: all modules layout mirror sparse check run debug-kernel deps clean help
+
+all: modules
+
+mirror:
+	@test -f $(KDIR)/include/config/kernel.release || { echo "no kernel tree at $(KDIR)"; exit 1; }
+	@command -v $(WEFT_CXX) >/dev/null || { echo "$(WEFT_CXX) missing: make deps"; exit 1; }
+	@$(SRCDIR)/scripts/mirror-tree.sh $(SRCDIR) $(BUILD) $(MODULE_DIRS)
+	@mkdir -p $(BUILD)/generated/weft
+
+# Sizes of kernel objects and errno values for C++, generated per kernel.
+layout: mirror
+	@$(KMAKE) -s lib/rt/layout.s
+	@$(SRCDIR)/scripts/gen-layout.sh $(BUILD)/lib/rt/layout.s $(BUILD)/generated/weft/layout.h
+
+modules: layout
+	@echo "Building Weft for $(KVER) ($(KDIR)) with $(WEFT_CXX)"
+	$(KMAKE) WEFT_KMALLOC_MINALIGN=$$(sed -n 's/^#define WEFT_KMALLOC_MINALIGN //p' \
+		$(BUILD)/generated/weft/layout.h) modules 2>&1 | tee $(BUILD)/build.log
+	@$(SRCDIR)/scripts/check-build-log.sh $(BUILD)/build.log
+	@echo "Modules for $(KVER):" $$(cd $(BUILD) && find . -name 'weft_*.ko' | sort)
+
+sparse: layout
+	$(KMAKE) C=2 CHECK=sparse modules 2>&1 | tee $(BUILD)/sparse.log
+	@if grep -E '^[^ ]+\.c:[0-9]+:[0-9]+: (warning|error):' $(BUILD)/sparse.log; then \
+		echo "sparse: not clean"; exit 1; fi
+	@echo "sparse: clean ($$(grep -c '  CHECK ' $(BUILD)/sparse.log) C files checked)"
+
+debug-kernel:
+	@$(SRCDIR)/tests/kernel/build-debug-kernel.sh
+
+check:
+	@$(SRCDIR)/tests/run-all.sh
+
+run:
+	@$(SRCDIR)/scripts/run-demo.sh
+
+deps:
+	@$(SRCDIR)/scripts/deps.sh
+
+clean:
+	rm -rf $(SRCDIR)/build
+
+help:
+	@sed -n '3,17p' $(SRCDIR)/Makefile

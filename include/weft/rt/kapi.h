@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The C API of the Weft runtime shims (lib/rt/shim_*.c).
+ *
+ * This header is the language boundary: C shims include it next to kernel
+ * headers, C++ includes it instead of kernel headers.  Kernel objects that
+ * C++ embeds (locks, wait queues, work items) are passed as opaque storage
+ * whose size and alignment come from the generated weft/layout.h.
+ */
+#ifndef WEFT_RT_KAPI_H
+#define WEFT_RT_KAPI_H
+
+#ifdef __cplusplus
+#include <stddef.h>
+#include <stdint.h>
+#define WEFT_C_BEGIN extern "C" {
+#define WEFT_C_END }
+#else
+#include <linux/types.h>
+#define WEFT_C_BEGIN
+#define WEFT_C_END
+#endif
+
+#if defined(__CHECKER__) || !defined(__cplusplus)
+#ifndef __acquires
+#define __acquires(x)
+#define __releases(x)
+#endif
+#else
+#define __acquires(x)
+#define __releases(x)
+#endif
+
+WEFT_C_BEGIN
+
+struct work_struct;
+struct rcu_head;
+
+/* --- memory (shim_alloc.c) --------------------------------------------- */
+/* Allocation context: may the allocator sleep, and should memory be zeroed. */
+#define WEFT_GFP_SLEEP 0u
+#define WEFT_GFP_ATOMIC 1u
+#define WEFT_GFP_ZERO 2u
+
+void *weft_kmalloc(size_t size, unsigned int flags);
+void *weft_kvmalloc(size_t size, unsigned int flags);
+void weft_kfree(const void *p);
+void weft_kvfree(const void *p);
+/*
+ * Test hook: make the nth allocation (1-based) done by the calling task fail,
+ * and every one after it while @sticky.  nth == 0 disarms.  Returns the
+ * number of allocations the task made since it was armed.
+ */
+void weft_alloc_fail_arm(unsigned int nth, bool sticky);
+unsigned int weft_alloc_fail_disarm(void);
+
+/* --- locks and RCU (shim_sync.c) ----------------------------------------- */
+void weft_spin_init(void *lock, const char *name, void *key);
+void weft_spin_lock(void *lock) __acquires(lock);
+void weft_spin_unlock(void *lock) __releases(lock);
+void weft_spin_lock_bh(void *lock) __acquires(lock);
+void weft_spin_unlock_bh(void *lock) __releases(lock);
+unsigned long weft_spin_lock_irqsave(void *lock) __acquires(lock);
+void weft_spin_unlock_irqrestore(void *lock, unsigned long flags) __releases(lock);
+bool weft_spin_is_locked(void *lock);
+void weft_spin_assert_held(void *lock);
+
+void weft_mutex_init(void *mutex, const char *name, void *key);
+void weft_mutex_destroy(void *mutex);
+void weft_mutex_lock(void *mutex);
+int weft_mutex_lock_interruptible(void *mutex);
+bool weft_mutex_trylock(void *mutex);
+void weft_mutex_unlock(void *mutex);
+bool weft_mutex_is_locked(void *mutex);
+void weft_mutex_assert_held(void *mutex);
+
+void weft_rcu_read_lock(void) __acquires(RCU);
+void weft_rcu_read_unlock(void) __releases(RCU);
+bool weft_rcu_read_lock_held(void);
+void weft_synchronize_rcu(void);
+void weft_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *head));
+void weft_rcu_barrier(void);
+
+/* refcount misuse (underflow, increment from zero, saturation): WARN once. */
+void weft_refcount_warn(const void *ref, const char *what);
+
+/* --- waiting (shim_wait.c) ---------------------------------------------- */
+void weft_completion_init(void *c);
+void weft_completion_reinit(void *c);
+void weft_complete(void *c);
+void weft_complete_all(void *c);
+void weft_wait_for_completion(void *c);
+/* 1 if completed, 0 on timeout. */
+int weft_wait_for_completion_timeout(void *c, unsigned long timeout_ms);
+bool weft_completion_done(void *c);
+
+void weft_waitq_init(void *wq, const char *name, void *key);
+void weft_waitq_wake_all(void *wq);
+/*
+ * Sleep on @wq until cond(ctx) is true: 0 when it is, -ETIMEDOUT after
+ * @timeout_ms (< 0: no timeout), -ERESTARTSYS on a signal if @interruptible.
+ */
+int weft_waitq_wait(void *wq, bool (*cond)(void *ctx), void *ctx,
+		    long timeout_ms, bool interruptible);
+
+/* --- deferred work (shim_work.c) ----------------------------------------- */
+void weft_work_init(void *work, void (*fn)(struct work_struct *w),
+		    const char *name, void *key);
+void weft_delayed_work_init(void *dwork, void (*fn)(struct work_struct *w),
+			    const char *name, void *key);
+/* The delayed_work that holds @w (for the callback of a delayed work). */
+void *weft_delayed_work_of(struct work_struct *w);
+/* @wq NULL: the system workqueue. */
+bool weft_queue_work(void *wq, void *work);
+bool weft_queue_delayed_work(void *wq, void *dwork, unsigned long delay_ms);
+bool weft_mod_delayed_work(void *wq, void *dwork, unsigned long delay_ms);
+bool weft_cancel_work_sync(void *work);
+bool weft_cancel_delayed_work_sync(void *dwork);
+bool weft_flush_work(void *work);
+void *weft_alloc_workqueue(const char *name, bool ordered, int max_active);
+void weft_flush_workqueue(void *wq);
+void weft_destroy_workqueue(void *wq);
+
+/* --- logging, formatting, diagnostics, time (shim_log.c) ----------------- */
+/* Kernel log levels 0 (emerg) .. 7 (debug). */
+void weft_vlog(int level, const char *prefix, const char *fmt, __builtin_va_list ap);
+int weft_vsnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
+void weft_warn(const char *file, int line, const char *what);
+void weft_might_sleep(const char *file, int line);
+uint64_t weft_jiffies(void);
+unsigned long weft_msecs_to_jiffies(unsigned int ms);
+uint64_t weft_ktime_ns(void);
+void weft_msleep(unsigned int ms);
+
+WEFT_C_END
+
+#endif /* WEFT_RT_KAPI_H */
