@@ -1,0 +1,92 @@
+#!/bin/bash
+# Helpers for scripts that run on a test host (sourced by guest-init.sh).
+# Environment: WEFT_REPO, WEFT_MODDIR (Weft modules for this kernel),
+# WEFT_KERNEL (stock|debug).
+
+# Production modules of the suite, in load order (weft_rt first, as kbuild
+# ordered them), without test and self-test modules.
+weft_modules() {
+	sed "s|^$WEFT_MODDIR/||; s/\.o$/.ko/" "$WEFT_MODDIR/modules.order" |
+		grep -vE '/(tests|selftest)/|_test\.ko$|weft_kunit\.ko$'
+}
+
+weft_load() {
+	local m
+	for m in $(weft_modules); do
+		insmod "$WEFT_MODDIR/$m" || { echo "weft_load: insmod $m failed"; return 1; }
+	done
+}
+
+weft_unload() {
+	local m
+	for m in $(weft_modules | tac); do
+		m=$(basename "$m" .ko)
+		if [ -d "/sys/module/$m" ]; then
+			rmmod "$m" || { echo "weft_unload: rmmod $m failed"; return 1; }
+		fi
+	done
+}
+
+# Load one module (test or self-test) from the build by file name.
+weft_insmod() {
+	local f
+	f=$(find "$WEFT_MODDIR" -name "$1.ko" | head -1)
+	[ -n "$f" ] || { echo "weft_insmod: $1.ko not built"; return 1; }
+	insmod "$f"
+}
+
+# Taint flags other than O (out-of-tree, 4096) and E (unsigned, 8192):
+# prints them and fails if there are any.
+weft_check_taint() {
+	local t bad
+	t=$(cat /proc/sys/kernel/tainted)
+	bad=$(( t & ~(4096 | 8192) ))
+	if [ "$bad" != 0 ]; then
+		echo "weft_check_taint: kernel tainted $t (unexpected bits $bad)"
+		return 1
+	fi
+}
+
+# kmemleak (debug kernel): forget what is known before a test ...
+weft_kmemleak_clear() {
+	[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
+	return 0
+}
+# ... and report anything the test leaked.  kmemleak ignores objects younger
+# than 5 s, hence the wait; it prints "unreferenced object" (a splat).
+weft_kmemleak_check() {
+	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	echo scan >/sys/kernel/debug/kmemleak
+	local leaks
+	leaks=$(cat /sys/kernel/debug/kmemleak)
+	if [ -n "$leaks" ]; then
+		echo "$leaks"
+		return 1
+	fi
+}
+
+# Logical hosts: one network namespace each.
+weft_host_add() {
+	ip netns add "$1" && ip -n "$1" link set lo up
+}
+weft_on() {
+	local host=$1
+	shift
+	ip netns exec "$host" "$@"
+}
+# Cable two hosts with a veth pair: weft_veth HOST_A ADDR_A HOST_B ADDR_B (CIDR).
+weft_veth() {
+	local a=$1 addr_a=$2 b=$3 addr_b=$4
+	ip link add "v-$a" netns "$a" type veth peer name "v-$b" netns "$b" || return 1
+	ip -n "$a" addr add "$addr_a" dev "v-$a"
+	ip -n "$b" addr add "$addr_b" dev "v-$b"
+	ip -n "$a" link set "v-$a" up
+	ip -n "$b" link set "v-$b" up
+}
+
+# Test result lines the host side counts.
+weft_result() { # NAME pass|fail [detail]
+	echo "WEFT-RESULT $2 $1${3:+ - $3}"
+}

@@ -1,0 +1,103 @@
+#!/bin/bash
+# vm-run.sh: run a test script on a QEMU (TCG) test host.
+#
+#   vm-run.sh --kernel stock|debug --script FILE [--log FILE] [--timeout SEC]
+#             [--mem MB] [--name NAME] [-- ARGS...]
+#
+# The guest boots the chosen kernel (stock: Debian's installed 6.1 kernel;
+# debug: the cached KUnit/KASAN/lockdep kernel, tests/kernel/), mounts the
+# host's root read-only over 9p under a tmpfs overlay (every host tool is
+# there), blocks the in-tree RDMA modules, and runs FILE with bash, with the
+# Weft modules built for that kernel in $WEFT_MODDIR and tests/harness/guest-lib.sh
+# sourced.  The exit status is the script's; it is non-zero as well when the
+# guest never reported one (crash, hang, timeout) or when the console shows a
+# kernel splat (tests/harness/splat.sh).  The full console log is kept.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cache=${WEFT_CACHE:-/var/cache/weft}
+
+kernel=stock script= log= timeout=900 mem=2048 name=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--script) script=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--) shift; break ;;
+	*) echo "vm-run: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$script" ] && [ -f "$script" ] || { echo "vm-run: --script FILE required" >&2; exit 2; }
+script=$(cd "$(dirname "$script")" && pwd)/$(basename "$script")
+name=${name:-$(basename "$script" .sh)}
+
+case "$kernel" in
+stock)
+	headers=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -1)
+	kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$headers/include/generated/utsrelease.h")
+	vmlinuz=/boot/vmlinuz-$kver
+	kmods=/lib/modules/$kver
+	;;
+debug)
+	dk=$("$repo/tests/kernel/build-debug-kernel.sh")
+	kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$dk/linux/include/generated/utsrelease.h")
+	vmlinuz=$dk/linux/arch/x86/boot/bzImage
+	kmods=$dk/modules/lib/modules/$kver
+	;;
+*) echo "vm-run: --kernel stock|debug" >&2; exit 2 ;;
+esac
+[ -r "$vmlinuz" ] || { echo "vm-run: no kernel image $vmlinuz" >&2; exit 1; }
+moddir=$repo/build/$kver
+[ -d "$moddir" ] || { echo "vm-run: Weft not built for $kver (make KDIR=...)" >&2; exit 1; }
+
+mkdir -p "$repo/build/logs"
+log=${log:-$repo/build/logs/$name-$kernel.log}
+initrd=$("$here/mkinitramfs.sh" "$kver" "$kmods")
+
+job=$(mktemp -d /tmp/weft-job.XXXXXX)
+trap 'rm -rf "$job"' EXIT
+cp "$script" "$job/job.sh"
+cp "$here/guest-init.sh" "$here/guest-lib.sh" "$job/"
+{
+	printf 'WEFT_REPO=%q\n' "$repo"
+	printf 'WEFT_MODDIR=%q\n' "$moddir"
+	printf 'WEFT_KERNEL=%q\n' "$kernel"
+	printf 'WEFT_KMODS=%q\n' "$kmods"
+	printf 'WEFT_JOB_ARGS=('
+	for a in "$@"; do printf '%q ' "$a"; done
+	printf ')\n'
+} >"$job/env"
+
+echo "vm-run: $name on $kernel kernel $kver (log: $log)" >&2
+start=$(date +%s)
+set +e
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg -m "$mem" -smp 2 -nodefaults -no-reboot \
+	-display none -monitor none -serial "file:$log" \
+	-kernel "$vmlinuz" -initrd "$initrd" \
+	-append "console=ttyS0 loglevel=7 panic=-1 rdinit=/init" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$job,mount_tag=weftjob,security_model=none,multidevs=remap" \
+	</dev/null
+qrc=$?
+set -e
+secs=$(( $(date +%s) - start ))
+
+rc=1
+if [ -f "$job/rc" ]; then
+	rc=$(cat "$job/rc")
+elif [ "$qrc" = 124 ]; then
+	echo "vm-run: $name: timed out after ${timeout}s" >&2
+else
+	echo "vm-run: $name: guest ended without a result (qemu exit $qrc)" >&2
+fi
+if ! "$here/splat.sh" "$log"; then
+	echo "vm-run: $name: kernel splat on the console (above)" >&2
+	[ "$rc" = 0 ] && rc=1
+fi
+echo "vm-run: $name on $kernel: exit $rc after ${secs}s" >&2
+exit "$rc"
