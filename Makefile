@@ -54,8 +54,7 @@ layout: mirror
 
 modules: layout
 	@echo "Building Weft for $(KVER) ($(KDIR)) with $(WEFT_CXX)"
-	$(KMAKE) WEFT_KMALLOC_MINALIGN=$$(sed -n 's/^#define WEFT_KMALLOC_MINALIGN //p' \
-		$(BUILD)/generated/weft/layout.h) modules 2>&1 | tee $(BUILD)/build.log
+	$(KMAKE) modules 2>&1 | tee $(BUILD)/build.log
 	@$(SRCDIR)/scripts/check-build-log.sh $(BUILD)/build.log
 	@echo "Modules for $(KVER):" $$(cd $(BUILD) && find . -name 'weft_*.ko' | sort)
 

@@ -17,6 +17,8 @@ override delay-objtool := y
 
 WEFT_CXX ?= g++
 WEFT_ROOT := $(KBUILD_EXTMOD)
+# kmalloc's guaranteed alignment, for aligned new (generated per kernel).
+WEFT_KMALLOC_MINALIGN := $(shell sed -n 's/^\#define WEFT_KMALLOC_MINALIGN //p' $(WEFT_ROOT)/generated/weft/layout.h)
 
 weft-cxx-c-only := -std=gnu11 -std=gnu89 -Werror=strict-prototypes -Wstrict-prototypes \
 	-Werror=implicit-function-declaration -Werror=implicit-int -Wno-pointer-sign \
@@ -33,8 +35,6 @@ weft-cxx-lang := -std=gnu++20 -ffreestanding -nostdinc -nostdinc++ \
 	-Wno-missing-field-initializers -Wno-invalid-offsetof -Wimplicit-fallthrough \
 	-I$(WEFT_ROOT)/include -I$(WEFT_ROOT)/generated \
 	-include weft/base.h
-
-WEFT_KMALLOC_MINALIGN ?= 8
 
 cxx_flags = -Wp,-MMD,$(depfile) \
 	$(filter-out $(weft-cxx-c-only), $(_c_flags) $(modkern_cflags) $(basename_flags) $(modname_flags)) \

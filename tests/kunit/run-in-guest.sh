@@ -1,0 +1,23 @@
+#!/bin/bash
+# Debug-kernel job (run by tests/run-all.sh through vm-run.sh): every KUnit
+# suite of Weft, plus a clean load/unload of the production modules, in one
+# boot.  Each test module runs its suites when loaded; the console carries
+# the KTAP results that tests/harness/ktap.sh reads.  The harness self-test
+# module with its deliberately failing case is loaded too: ktap.sh expects
+# that suite to fail.  Ends with a kmemleak scan after everything is unloaded.
+set -u
+fail=0
+step() { "$@" || { echo "kunit-job: failed: $*"; fail=1; }; }
+
+step weft_kmemleak_clear
+step weft_load
+step weft_insmod weft_kunit
+for f in $(find "$WEFT_MODDIR" -name 'weft_*_test.ko' | sort) \
+	$(find "$WEFT_MODDIR" -name 'weft_selftest_kunit.ko'); do
+	step insmod "$f"
+	step rmmod "$(basename "$f" .ko)"
+done
+step rmmod weft_kunit
+step weft_unload
+step weft_kmemleak_check
+exit $fail

@@ -1,0 +1,124 @@
+#!/bin/bash
+# make check: Weft's whole test suite.
+#
+#  1. installs missing Debian packages, builds (or reuses) the debug kernel;
+#  2. builds every module for the stock and the debug kernel (W=1, objtool
+#     and modpost warnings fail the build) and runs sparse over the C shims;
+#  3. one debug-kernel test host: all KUnit suites + load/unload + kmemleak;
+#  4. one stock-kernel test host: all integration tests;
+#  5. harness self-tests: a failing KUnit case and a WARN must fail a run,
+#     and the splat scanner must catch every kind of report.
+# Prints one PASS/FAIL line per test and ends with "N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+mkdir -p build/logs
+results=build/results.txt
+: >"$results"
+
+record() { # PASS|FAIL NAME [DETAIL]
+	echo "$1 $2${3:+ - $3}" | tee -a "$results"
+}
+section() { echo; echo "== $*"; }
+
+section "dependencies"
+if ! scripts/deps.sh; then
+	record FAIL setup/deps "apt could not install the build dependencies"
+fi
+
+section "debug kernel (cached in ${WEFT_CACHE:-/var/cache/weft})"
+if dk=$(tests/kernel/build-debug-kernel.sh); then
+	record PASS build/debug-kernel
+else
+	record FAIL build/debug-kernel
+	dk=
+fi
+
+section "build: stock kernel"
+stock_ok=0
+if make --no-print-directory modules >build/logs/make-stock.log 2>&1; then
+	record PASS build/stock-w1-clean
+	stock_ok=1
+else
+	tail -30 build/logs/make-stock.log
+	record FAIL build/stock-w1-clean "see build/logs/make-stock.log"
+fi
+
+debug_ok=0
+if [ -n "$dk" ]; then
+	section "build: debug kernel"
+	if make --no-print-directory KDIR="$dk/linux" modules >build/logs/make-debug.log 2>&1; then
+		record PASS build/debug-w1-clean
+		debug_ok=1
+	else
+		tail -30 build/logs/make-debug.log
+		record FAIL build/debug-w1-clean "see build/logs/make-debug.log"
+	fi
+fi
+
+section "sparse"
+if make --no-print-directory sparse >build/logs/sparse.log 2>&1; then
+	record PASS build/sparse-clean "$(tail -1 build/logs/sparse.log)"
+else
+	grep -E 'warning|error' build/logs/sparse.log | head -20
+	record FAIL build/sparse-clean "see build/logs/sparse.log"
+fi
+
+section "harness self-test: splat scanner"
+tests/harness/selftest-splat.sh | tee -a "$results"
+
+if [ "$debug_ok" = 1 ]; then
+	section "debug kernel test host: KUnit, load/unload, kmemleak"
+	kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$dk/linux/include/generated/utsrelease.h")
+	suites=$(find "build/$kver" -name 'weft_*_test.ko' -o -name 'weft_selftest_kunit.ko' |
+		xargs -r nm 2>/dev/null | sed -n 's/.* [DdRr] weft_suite_//p' | sort -u)
+	log=build/logs/kunit-debug.log
+	if tests/harness/vm-run.sh --kernel debug --script tests/kunit/run-in-guest.sh \
+		--log "$log" --timeout 1800 --mem 3072; then
+		record PASS debug/kunit-host "modules loaded and unloaded, no splat, no leak"
+	else
+		grep -a 'kunit-job:' "$log" | head
+		record FAIL debug/kunit-host "see $log"
+	fi
+	tests/harness/ktap.sh "$log" $suites | tee -a "$results"
+fi
+
+if [ "$stock_ok" = 1 ]; then
+	section "stock kernel test host: integration tests"
+	log=build/logs/integration-stock.log
+	if tests/harness/vm-run.sh --kernel stock --script tests/integration/run-in-guest.sh \
+		--log "$log" --timeout 1800; then
+		record PASS stock/integration-host "no splat"
+	else
+		record FAIL stock/integration-host "see $log"
+	fi
+	for t in tests/integration/*.sh; do
+		name=integration/$(basename "$t" .sh)
+		[ "$name" = integration/run-in-guest ] && continue
+		line=$(grep -a "^WEFT-RESULT [a-z]* $name\( \|$\)" "$log" | tail -1)
+		case "$line" in
+		"WEFT-RESULT pass "*) record PASS "$name" ;;
+		"WEFT-RESULT fail "*) record FAIL "$name" "see $log" ;;
+		*) record FAIL "$name" "no result reported (see $log)" ;;
+		esac
+	done
+
+	section "harness self-test: a WARN fails the run"
+	log=build/logs/selftest-warn-stock.log
+	if tests/harness/vm-run.sh --kernel stock --script tests/harness/selftest-warn.sh \
+		--log "$log" --timeout 600 2>build/logs/selftest-warn.err; then
+		record FAIL harness/warn-fails-run "a run with a WARN on the console passed"
+	elif grep -aq 'deliberate warning for the harness self-test' "$log" &&
+		grep -q 'kernel splat' build/logs/selftest-warn.err; then
+		record PASS harness/warn-fails-run
+	else
+		record FAIL harness/warn-fails-run "the run failed, but not because of the WARN (see $log)"
+	fi
+fi
+
+passed=$(grep -c '^PASS ' "$results")
+failed=$(grep -c '^FAIL ' "$results")
+echo
+grep '^FAIL ' "$results" || true
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
