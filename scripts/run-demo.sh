@@ -7,4 +7,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 scripts/deps.sh
 make --no-print-directory modules >/dev/null
-exec tests/harness/vm-run.sh --kernel stock --script scripts/demo-guest.sh --name demo
+rc=0
+tests/harness/vm-run.sh --kernel stock --script scripts/demo-guest.sh --name demo || rc=$?
+# The guest's side of the story, from its console log.
+sed -n '/^weft-host: kernel/,/^weft-host: job exit status/p' build/logs/demo-stock.log
+exit $rc
