@@ -17,7 +17,8 @@ namespace weft {
 
 class RefCount {
 public:
-	static constexpr int saturated = 0x40000000 + 0x20000000; /* INT_MIN / 2 distance */
+	/* As refcount_t: far from both 0 and INT_MAX, so a saturated count stays saturated. */
+	static constexpr int saturated = -0x40000000;
 
 	constexpr explicit RefCount(int initial = 1) : v_(initial) {}
 	WEFT_NOCOPY(RefCount);
@@ -27,7 +28,7 @@ public:
 	void inc()
 	{
 		int old = __atomic_fetch_add(&v_, 1, __ATOMIC_RELAXED);
-		if (WEFT_UNLIKELY(old <= 0 || old + 1 <= 0))
+		if (WEFT_UNLIKELY(old <= 0 || old == __INT_MAX__))
 			misuse(old == 0 ? "increment on 0; use-after-free" : "saturated");
 	}
 

@@ -22,7 +22,11 @@ public:
 
 	Work(Fn fn, LockClass &cls) : fn_(fn) { weft_work_init(raw(), trampoline, cls.name, cls.key.get()); }
 	WEFT_NOCOPY(Work);
-	~Work() { cancel_sync(); }
+	~Work()
+	{
+		cancel_sync();
+		weft_work_destroy(raw());
+	}
 
 	/* False if it was already pending. */
 	bool queue(void *wq = nullptr) { return weft_queue_work(wq, raw()); }
@@ -52,7 +56,11 @@ public:
 		weft_delayed_work_init(raw(), trampoline, cls.name, cls.key.get());
 	}
 	WEFT_NOCOPY(DelayedWork);
-	~DelayedWork() { cancel_sync(); }
+	~DelayedWork()
+	{
+		cancel_sync();
+		weft_delayed_work_destroy(raw());
+	}
 
 	bool queue(unsigned long delay_ms, void *wq = nullptr)
 	{

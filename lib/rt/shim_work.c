@@ -3,6 +3,7 @@
 #include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
+#include <linux/sched/task_stack.h>
 #include <linux/workqueue.h>
 
 #include "weft/layout.h"
@@ -15,7 +16,11 @@ void weft_work_init(void *work, void (*fn)(struct work_struct *w), const char *n
 {
 	struct work_struct *w = work;
 
-	INIT_WORK(w, fn);
+	/* debugobjects must be told about work items on the stack (tests, waits). */
+	if (object_is_on_stack(w))
+		INIT_WORK_ONSTACK(w, fn);
+	else
+		INIT_WORK(w, fn);
 #ifdef CONFIG_LOCKDEP
 	/* Give each C++ use site its own lockdep class for flush/cancel. */
 	lockdep_init_map(&w->lockdep_map, name, (struct lock_class_key *)key, 0);
@@ -28,12 +33,29 @@ void weft_delayed_work_init(void *dwork, void (*fn)(struct work_struct *w),
 {
 	struct delayed_work *dw = dwork;
 
-	INIT_DELAYED_WORK(dw, fn);
+	if (object_is_on_stack(dw))
+		INIT_DELAYED_WORK_ONSTACK(dw, fn);
+	else
+		INIT_DELAYED_WORK(dw, fn);
 #ifdef CONFIG_LOCKDEP
 	lockdep_init_map(&dw->work.lockdep_map, name, (struct lock_class_key *)key, 0);
 #endif
 }
 EXPORT_SYMBOL_GPL(weft_delayed_work_init);
+
+void weft_work_destroy(void *work)
+{
+	if (object_is_on_stack(work))
+		destroy_work_on_stack((struct work_struct *)work);
+}
+EXPORT_SYMBOL_GPL(weft_work_destroy);
+
+void weft_delayed_work_destroy(void *dwork)
+{
+	if (object_is_on_stack(dwork))
+		destroy_delayed_work_on_stack((struct delayed_work *)dwork);
+}
+EXPORT_SYMBOL_GPL(weft_delayed_work_destroy);
 
 void *weft_delayed_work_of(struct work_struct *w)
 {

@@ -108,6 +108,9 @@ void weft_work_init(void *work, void (*fn)(struct work_struct *w),
 		    const char *name, void *key);
 void weft_delayed_work_init(void *dwork, void (*fn)(struct work_struct *w),
 			    const char *name, void *key);
+/* Before the storage of a (delayed) work item goes away; it must be idle. */
+void weft_work_destroy(void *work);
+void weft_delayed_work_destroy(void *dwork);
 /* The delayed_work that holds @w (for the callback of a delayed work). */
 void *weft_delayed_work_of(struct work_struct *w);
 /* @wq NULL: the system workqueue. */
@@ -123,8 +126,10 @@ void weft_destroy_workqueue(void *wq);
 
 /* --- logging, formatting, diagnostics, time (shim_log.c) ----------------- */
 /* Kernel log levels 0 (emerg) .. 7 (debug). */
-void weft_vlog(int level, const char *prefix, const char *fmt, __builtin_va_list ap);
-int weft_vsnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
+void weft_vlog(int level, const char *prefix, const char *fmt, __builtin_va_list ap)
+	__attribute__((format(printf, 3, 0)));
+int weft_vsnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap)
+	__attribute__((format(printf, 3, 0)));
 void weft_warn(const char *file, int line, const char *what);
 void weft_might_sleep(const char *file, int line);
 uint64_t weft_jiffies(void);
