@@ -37,13 +37,13 @@ WEFT_CXX = g++-$(GCC_MAJOR)
 BUILD = $(SRCDIR)/build/$(KVER)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=gcc-$(GCC_MAJOR) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check run debug-kernel deps clean help
+.PHONY: all modules layout mirror sparse check run debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
 mirror:
 	@test -f $(KDIR)/include/config/kernel.release || { echo "no kernel tree at $(KDIR)"; exit 1; }
-	@command -v $(WEFT_CXX) >/dev/null || { echo "$(WEFT_CXX) missing: make deps"; exit 1; }
+	@command -v $(WEFT_CXX) >/dev/null || $(SRCDIR)/scripts/deps.sh
 	@$(SRCDIR)/scripts/mirror-tree.sh $(SRCDIR) $(BUILD) $(MODULE_DIRS)
 	@mkdir -p $(BUILD)/generated/weft
 
@@ -75,6 +75,12 @@ run:
 
 deps:
 	@$(SRCDIR)/scripts/deps.sh
+
+print-kdir:
+	@echo $(KDIR)
+
+print-cxx:
+	@echo $(WEFT_CXX)
 
 clean:
 	rm -rf $(SRCDIR)/build

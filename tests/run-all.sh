@@ -6,8 +6,9 @@
 #     and modpost warnings fail the build) and runs sparse over the C shims;
 #  3. one debug-kernel test host: all KUnit suites + load/unload + kmemleak;
 #  4. one stock-kernel test host: all integration tests;
-#  5. harness self-tests: a failing KUnit case and a WARN must fail a run,
-#     and the splat scanner must catch every kind of report.
+#  5. self-tests of the build (static constructors are rejected, warnings
+#     are caught) and of the harness (a failing KUnit case and a WARN must
+#     fail a run, the splat scanner must catch every kind of report).
 # Prints one PASS/FAIL line per test and ends with "N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,6 +63,15 @@ if make --no-print-directory sparse >build/logs/sparse.log 2>&1; then
 else
 	grep -E 'warning|error' build/logs/sparse.log | head -20
 	record FAIL build/sparse-clean "see build/logs/sparse.log"
+fi
+
+section "build self-tests: static constructors, warning detection"
+tests/build/build_log_check.sh | tee -a "$results"
+if [ "$stock_ok" = 1 ]; then
+	stock_kdir=$(make --no-print-directory -s print-kdir)
+	stock_kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$stock_kdir/include/generated/utsrelease.h")
+	tests/build/static_ctor_rejected.sh "$stock_kdir" "build/$stock_kver" \
+		"$(make --no-print-directory -s print-cxx)" | tee -a "$results"
 fi
 
 section "harness self-test: splat scanner"
