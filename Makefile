@@ -35,7 +35,9 @@ KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/
 GCC_MAJOR = $(shell sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9][0-9][0-9][0-9]$$/\1/p' $(KDIR)/include/config/auto.conf)
 WEFT_CXX = g++-$(GCC_MAJOR)
 BUILD = $(SRCDIR)/build/$(KVER)
-KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=gcc-$(GCC_MAJOR) WEFT_CXX=$(WEFT_CXX) W=1
+# The kernel's own compiler, spelled as it was (gcc or gcc-12): kbuild warns otherwise.
+KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
+KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
 .PHONY: all modules layout mirror sparse check run debug-kernel deps clean help print-kdir print-cxx
 

@@ -53,6 +53,9 @@ WEFT_INT_TYPE(long long);
 WEFT_INT_TYPE(unsigned long long);
 #undef WEFT_INT_TYPE
 
+template <typename T> struct is_ptr { static constexpr bool value = false; };
+template <typename T> struct is_ptr<T *> { static constexpr bool value = true; };
+
 struct Value {
 	char text[64];
 };
@@ -71,10 +74,10 @@ template <typename T> Value show(const T &v)
 		format(out.text, sizeof(out.text), "%s", v ? "true" : "false");
 	} else if constexpr (is_same<T, Error>::value) {
 		format(out.text, sizeof(out.text), "errno %d", v.code());
-	} else if constexpr (__is_pointer(T) || is_same<T, decltype(nullptr)>::value) {
+	} else if constexpr (is_ptr<T>::value || is_same<T, decltype(nullptr)>::value) {
 		format(out.text, sizeof(out.text), "%px", static_cast<const void *>(v));
 	} else {
-		static_assert(__is_pointer(T), "no way to print this type in a test");
+		static_assert(is_ptr<T>::value, "no way to print this type in a test");
 	}
 	return out;
 }
