@@ -45,4 +45,4 @@ sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$log" | tr -d '\r' | awk -v want="$*" -v xs
 		}
 		exit bad
 	}' | sort -k2
-exit "${PIPESTATUS[1]}"
+exit "${PIPESTATUS[2]}"

@@ -26,16 +26,16 @@ using AckReq = BitField<be32, 31, 1>;
 
 void byte_order_on_the_wire(Test &t)
 {
-	uint8_t buf[14] = {};
+	uint8_t buf[16] = {};
 	auto *w16 = reinterpret_cast<be16 *>(buf + 1); /* deliberately unaligned */
 	auto *w32 = reinterpret_cast<be32 *>(buf + 3);
-	auto *w64 = reinterpret_cast<be64 *>(buf + 6);
+	auto *w64 = reinterpret_cast<be64 *>(buf + 7);
 	w16->set(0x1234);
 	w32->set(0xa1b2c3d4);
 	w64->set(0x0102030405060708ull);
-	const uint8_t want[14] = {0, 0x12, 0x34, 0xa1, 0xb2, 0xc3, 0xd4,
-				  1, 2, 3, 4, 5, 6, 7};
-	for (int i = 0; i < 14; i++)
+	const uint8_t want[16] = {0, 0x12, 0x34, 0xa1, 0xb2, 0xc3, 0xd4,
+				  1, 2, 3, 4, 5, 6, 7, 8, 0};
+	for (int i = 0; i < 16; i++)
 		WEFT_EXPECT_EQ(t, buf[i], want[i]);
 	WEFT_EXPECT_EQ(t, w16->get(), 0x1234u);
 	WEFT_EXPECT_EQ(t, w32->get(), 0xa1b2c3d4u);
