@@ -21,6 +21,18 @@ record() { # PASS|FAIL NAME [DETAIL]
 	echo "$1 $2${3:+ - $3}" | tee -a "$results"
 }
 section() { echo; echo "== $*"; }
+# Run a checker that prints PASS/FAIL lines itself; a checker that fails
+# without saying why (or cannot run at all) is a FAIL of its own.
+checker() { # SCRIPT ARGS...
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -E '^(PASS|FAIL) ' | tee -a "$results"
+	if [ "$rc" != 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL '; then
+		printf '%s\n' "$out" | tail -5
+		record FAIL "$(basename "$1")" "exited $rc"
+	fi
+}
 
 section "dependencies"
 if ! scripts/deps.sh; then
@@ -66,16 +78,16 @@ else
 fi
 
 section "build self-tests: static constructors, warning detection"
-tests/build/build_log_check.sh | tee -a "$results"
+checker tests/build/build_log_check.sh
 if [ "$stock_ok" = 1 ]; then
 	stock_kdir=$(make --no-print-directory -s print-kdir)
 	stock_kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$stock_kdir/include/generated/utsrelease.h")
-	tests/build/static_ctor_rejected.sh "$stock_kdir" "build/$stock_kver" \
-		"$(make --no-print-directory -s print-cxx)" | tee -a "$results"
+	checker tests/build/static_ctor_rejected.sh "$stock_kdir" "build/$stock_kver" \
+		"$(make --no-print-directory -s print-cxx)"
 fi
 
 section "harness self-test: splat scanner"
-tests/harness/selftest-splat.sh | tee -a "$results"
+checker tests/harness/selftest-splat.sh
 
 if [ "$debug_ok" = 1 ]; then
 	section "debug kernel test host: KUnit, load/unload, kmemleak"
@@ -90,7 +102,7 @@ if [ "$debug_ok" = 1 ]; then
 		grep -a 'kunit-job:' "$log" | head
 		record FAIL debug/kunit-host "see $log"
 	fi
-	tests/harness/ktap.sh "$log" $suites | tee -a "$results"
+	checker tests/harness/ktap.sh "$log" $suites
 fi
 
 if [ "$stock_ok" = 1 ]; then
