@@ -117,7 +117,8 @@ if [ "$stock_ok" = 1 ]; then
 	for t in tests/integration/*.sh; do
 		name=integration/$(basename "$t" .sh)
 		[ "$name" = integration/run-in-guest ] && continue
-		line=$(grep -a "^WEFT-RESULT [a-z]* $name\( \|$\)" "$log" | tail -1)
+		# The serial console ends lines with CR LF.
+		line=$(tr -d '\r' <"$log" | grep -a "^WEFT-RESULT [a-z]* $name\( \|$\)" | tail -1)
 		case "$line" in
 		"WEFT-RESULT pass "*) record PASS "$name" ;;
 		"WEFT-RESULT fail "*) record FAIL "$name" "see $log" ;;
