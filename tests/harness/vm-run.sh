@@ -2,10 +2,11 @@
 # vm-run.sh: run a test script on a QEMU (TCG) test host.
 #
 #   vm-run.sh --kernel stock|debug --script FILE [--log FILE] [--timeout SEC]
-#             [--mem MB] [--name NAME] [-- ARGS...]
+#             [--mem MB] [--name NAME] [--kernel-dir DIR] [-- ARGS...]
 #
 # The guest boots the chosen kernel (stock: Debian's installed 6.1 kernel;
-# debug: the cached KUnit/KASAN/lockdep kernel, tests/kernel/), mounts the
+# debug: the cached KUnit/KASAN/lockdep kernel, tests/kernel/, or the one in
+# --kernel-dir, a directory laid out as that cache's entries), mounts the
 # host's root read-only over 9p under a tmpfs overlay (every host tool is
 # there), blocks the in-tree RDMA modules, and runs FILE with bash, with the
 # Weft modules built for that kernel in $WEFT_MODDIR and tests/harness/guest-lib.sh
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 cache=${WEFT_CACHE:-/var/cache/weft}
 
-kernel=stock script= log= timeout=900 mem=2048 name=
+kernel=stock script= log= timeout=900 mem=2048 name= dk=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -27,6 +28,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
+	--kernel-dir) dk=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "vm-run: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -43,7 +45,7 @@ stock)
 	kmods=/lib/modules/$kver
 	;;
 debug)
-	dk=$("$repo/tests/kernel/build-debug-kernel.sh")
+	[ -n "$dk" ] || dk=$("$repo/tests/kernel/build-debug-kernel.sh")
 	kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$dk/linux/include/generated/utsrelease.h")
 	vmlinuz=$dk/linux/arch/x86/boot/bzImage
 	kmods=$dk/modules/lib/modules/$kver

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * IBA packets on the soft fabric: parse a wire buffer into a validated view
+ * of its headers (IBA 7.7, 8.3, 9.2-9.3), and build a packet from a
+ * description.  Parsing trusts nothing: every length and version is checked
+ * against the buffer, so a malformed packet is an errno (for the caller to
+ * count and drop), never a read past the end.
+ *
+ * Not yet here: ICRC/VCRC computation (IBA 7.8); build() leaves both zero.
+ */
+#ifndef WEFT_HCA_PACKET_H
+#define WEFT_HCA_PACKET_H
+
+#include <weft/iba/opcode.h>
+#include <weft/span.h>
+
+namespace weft::hca {
+
+/* A parsed packet: pointers into the wire buffer it was parsed from. */
+struct Packet {
+	const iba::Lrh *lrh = nullptr;
+	const iba::Grh *grh = nullptr; /* only with LNH = IBA global */
+	const iba::Bth *bth = nullptr;
+	const iba::Deth *deth = nullptr;
+	const iba::Reth *reth = nullptr;
+	const iba::AtomicEth *atomic_eth = nullptr;
+	const iba::Aeth *aeth = nullptr;
+	const iba::AtomicAckEth *atomic_ack_eth = nullptr;
+	const iba::ImmDt *immdt = nullptr;
+	const iba::Ieth *ieth = nullptr;
+	const iba::OpcodeInfo *op = nullptr;
+	ConstBytes payload; /* without the pad bytes */
+	ConstBytes icrc;
+	ConstBytes vcrc;
+};
+
+/*
+ * Errors: EMSGSIZE (truncated, or lengths that disagree with the buffer),
+ * EPROTO (unsupported LVer/LNH/IPVer/NxtHdr/TVer or an opcode Weft does not
+ * speak), EBADMSG (payload or pad where the opcode allows none).
+ */
+Result<Packet> parse(ConstBytes wire);
+
+/* What build() puts on the wire. */
+struct PacketSpec {
+	/* LRH */
+	uint8_t vl = 0, sl = 0;
+	uint16_t dlid = 0, slid = 0;
+	/* GRH, when sgid and dgid are set */
+	const uint8_t *sgid = nullptr, *dgid = nullptr;
+	uint8_t tclass = 0, hoplmt = 0;
+	uint32_t flow = 0;
+	/* BTH */
+	uint8_t opcode = 0;
+	bool se = false, ackreq = false;
+	uint16_t pkey = 0xffff;
+	uint32_t dqp = 0, psn = 0;
+	/* extended headers, used as the opcode requires */
+	uint32_t qkey = 0, sqp = 0;
+	uint64_t va = 0;
+	uint32_t rkey = 0, dmalen = 0;
+	uint64_t swap_add = 0, compare = 0;
+	uint8_t syndrome = 0;
+	uint32_t msn = 0;
+	uint64_t orig = 0;
+	uint32_t imm = 0, inv_rkey = 0;
+	ConstBytes payload;
+};
+
+/* Wire length of the packet @s describes, VCRC included. */
+Result<size_t> packet_length(const PacketSpec &s);
+
+/*
+ * Build into @out; returns the wire length.  EINVAL for a field out of
+ * range or an opcode that cannot carry what @s has, ENOSPC if @out is too
+ * small, EMSGSIZE beyond the largest packet LRH.PktLen can describe.
+ */
+Result<size_t> build(Bytes out, const PacketSpec &s);
+
+} // namespace weft::hca
+
+#endif

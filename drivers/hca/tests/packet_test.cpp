@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: the BTH opcode table and IBA packet parse/build (drivers/hca/packet.cpp). */
+#include <weft/test.h>
+
+#include "../packet.h"
+
+using namespace weft;
+using namespace weft::iba;
+using weft::hca::PacketSpec;
+using weft::test::Test;
+
+namespace {
+
+constexpr uint8_t gid_a[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0xff, 0xfe, 0, 0, 1};
+constexpr uint8_t gid_b[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0xff, 0xfe, 0, 0, 2};
+
+PacketSpec sample(uint8_t opc, ConstBytes payload, bool grh)
+{
+	PacketSpec s;
+	s.vl = 3;
+	s.sl = 5;
+	s.dlid = 0x0012;
+	s.slid = 0x0034;
+	if (grh) {
+		s.sgid = gid_a;
+		s.dgid = gid_b;
+		s.tclass = 0x42;
+		s.flow = 0xabcde;
+		s.hoplmt = 64;
+	}
+	s.opcode = opc;
+	s.se = true;
+	s.ackreq = true;
+	s.pkey = 0x8001;
+	s.dqp = 0x123456;
+	s.psn = 0xfedcba;
+	s.qkey = 0x80010000;
+	s.sqp = 0x000077;
+	s.va = 0x1122334455667788ull;
+	s.rkey = 0xcafe;
+	s.dmalen = 4096;
+	s.swap_add = 7;
+	s.compare = 9;
+	s.syndrome = 0x1f;
+	s.msn = 0x000101;
+	s.orig = 0xdeadbeefull;
+	s.imm = 0x01020304;
+	s.inv_rkey = 0xbeef;
+	s.payload = payload;
+	return s;
+}
+
+void opcode_table(Test &t)
+{
+	const OpcodeInfo &w = opcode_info(opcode(Transport::Rc, op::WriteOnlyImm));
+	WEFT_EXPECT_TRUE(t, w.valid);
+	WEFT_EXPECT_EQ(t, w.headers, HReth | HImmDt);
+	WEFT_EXPECT_EQ(t, w.ext_bytes(), 20u);
+	WEFT_EXPECT_TRUE(t, w.first && w.last);
+	WEFT_EXPECT_EQ(t, opcode_info(opcode(Transport::Rc, op::CompareSwap)).ext_bytes(), 28u);
+	WEFT_EXPECT_EQ(t, opcode_info(opcode(Transport::Rc, op::AtomicAcknowledge)).ext_bytes(), 12u);
+	WEFT_EXPECT_EQ(t, opcode_info(0x64).headers, HDeth); /* UD SEND_ONLY */
+	/* UC has no READ, UD no multi-packet SEND, RD and reserved codes are not spoken. */
+	WEFT_EXPECT_FALSE(t, opcode_info(opcode(Transport::Uc, op::ReadRequest)).valid);
+	WEFT_EXPECT_FALSE(t, opcode_info(opcode(Transport::Ud, op::SendFirst)).valid);
+	WEFT_EXPECT_FALSE(t, opcode_info(opcode(Transport::Rd, op::SendOnly)).valid);
+	WEFT_EXPECT_FALSE(t, opcode_info(0x15).valid);
+	WEFT_EXPECT_FALSE(t, opcode_info(0x80).valid);
+	int valid = 0;
+	for (int i = 0; i < 256; i++)
+		valid += opcode_info(static_cast<uint8_t>(i)).valid;
+	WEFT_EXPECT_EQ(t, valid, 23 + 12 + 2); /* RC, UC, UD */
+}
+
+void layout_on_the_wire(Test &t)
+{
+	uint8_t pl[5] = {1, 2, 3, 4, 5};
+	uint8_t buf[128];
+	auto len = hca::build(Bytes(buf), sample(opcode(Transport::Rc, op::SendOnly), ConstBytes(pl), false));
+	WEFT_ASSERT_OK(t, len);
+	/* LRH 8 + BTH 12 + payload 5 + pad 3 + ICRC 4 + VCRC 2 */
+	WEFT_EXPECT_EQ(t, len.value(), 34u);
+	const uint8_t lrh[8] = {0x30, 0x52, 0x00, 0x12, 0x00, 0x08, 0x00, 0x34};
+	for (int i = 0; i < 8; i++)
+		WEFT_EXPECT_EQ(t, buf[i], lrh[i]);
+	const uint8_t bth[12] = {0x04, 0xb0, 0x80, 0x01, 0x00, 0x12, 0x34, 0x56, 0x80, 0xfe, 0xdc, 0xba};
+	for (int i = 0; i < 12; i++)
+		WEFT_EXPECT_EQ(t, buf[8 + i], bth[i]);
+	WEFT_EXPECT_EQ(t, buf[20], 1);
+	WEFT_EXPECT_EQ(t, buf[24], 5);
+	WEFT_EXPECT_EQ(t, buf[25] | buf[26] | buf[27], 0); /* pad */
+}
+
+/* Every valid opcode, with and without GRH, builds and parses back to the same fields. */
+void round_trip_every_opcode(Test &t)
+{
+	uint8_t pl[61];
+	for (size_t i = 0; i < sizeof(pl); i++)
+		pl[i] = static_cast<uint8_t>(i * 7);
+	uint8_t buf[256];
+	for (int o = 0; o < 256; o++) {
+		const OpcodeInfo &info = opcode_info(static_cast<uint8_t>(o));
+		if (!info.valid)
+			continue;
+		for (int grh = 0; grh < 2; grh++) {
+			ConstBytes payload = info.payload ? ConstBytes(pl) : ConstBytes();
+			PacketSpec s = sample(static_cast<uint8_t>(o), payload, grh);
+			auto len = hca::build(Bytes(buf), s);
+			WEFT_ASSERT_OK(t, len);
+			auto p = hca::parse(ConstBytes(buf, len.value()));
+			WEFT_ASSERT_OK(t, p);
+			WEFT_EXPECT_TRUE(t, p->op == &info);
+			WEFT_EXPECT_EQ(t, p->grh != nullptr, grh == 1);
+			WEFT_EXPECT_EQ(t, p->lrh->dlid.get(), 0x12u);
+			WEFT_EXPECT_EQ(t, Lrh::Vl::get(p->lrh->vl_lver), 3u);
+			WEFT_EXPECT_EQ(t, Bth::DestQp::get(p->bth->dqp), 0x123456u);
+			WEFT_EXPECT_EQ(t, Bth::Psn::get(p->bth->psn), 0xfedcbau);
+			WEFT_EXPECT_EQ(t, p->payload.size(), payload.size());
+			if (payload.size())
+				WEFT_EXPECT_EQ(t, __builtin_memcmp(p->payload.data(), pl, sizeof(pl)), 0);
+			WEFT_EXPECT_EQ(t, p->deth != nullptr, (info.headers & HDeth) != 0);
+			WEFT_EXPECT_EQ(t, p->reth != nullptr, (info.headers & HReth) != 0);
+			WEFT_EXPECT_EQ(t, p->atomic_eth != nullptr, (info.headers & HAtomicEth) != 0);
+			WEFT_EXPECT_EQ(t, p->aeth != nullptr, (info.headers & HAeth) != 0);
+			WEFT_EXPECT_EQ(t, p->immdt != nullptr, (info.headers & HImmDt) != 0);
+			WEFT_EXPECT_EQ(t, p->ieth != nullptr, (info.headers & HIeth) != 0);
+			if (p->reth)
+				WEFT_EXPECT_EQ(t, p->reth->va.get(), 0x1122334455667788ull);
+			if (p->deth)
+				WEFT_EXPECT_EQ(t, p->deth->qkey.get(), 0x80010000u);
+			if (p->grh)
+				WEFT_EXPECT_EQ(t, Grh::FlowLabel::get(p->grh->ver_tclass_flow), 0xabcdeu);
+			if (t.failed())
+				return;
+		}
+	}
+}
+
+/* A packet cut short anywhere, or padded at the end, is rejected. */
+void parse_rejects_wrong_lengths(Test &t)
+{
+	uint8_t pl[40] = {};
+	uint8_t buf[256];
+	auto len = hca::build(Bytes(buf), sample(opcode(Transport::Rc, op::WriteOnlyImm), ConstBytes(pl), true));
+	WEFT_ASSERT_OK(t, len);
+	WEFT_ASSERT_OK(t, hca::parse(ConstBytes(buf, len.value())));
+	for (size_t n = 0; n < len.value(); n++)
+		if (!WEFT_EXPECT_ERR(t, hca::parse(ConstBytes(buf, n)), err::EMSGSIZE))
+			return;
+	WEFT_EXPECT_ERR(t, hca::parse(ConstBytes(buf, len.value() + 4)), err::EMSGSIZE);
+	/* GRH PayLen disagreeing with the LRH. */
+	buf[8 + 4] ^= 0x01;
+	WEFT_EXPECT_ERR(t, hca::parse(ConstBytes(buf, len.value())), err::EMSGSIZE);
+}
+
+void parse_rejects_bad_headers(Test &t)
+{
+	uint8_t buf[128];
+	auto spec = sample(opcode(Transport::Rc, op::SendOnly), ConstBytes(), false);
+	auto len = hca::build(Bytes(buf), spec);
+	WEFT_ASSERT_OK(t, len);
+	auto again = [&](auto mutate, int want) {
+		uint8_t copy[128];
+		__builtin_memcpy(copy, buf, sizeof(copy));
+		mutate(copy);
+		return WEFT_EXPECT_ERR(t, hca::parse(ConstBytes(copy, len.value())), want);
+	};
+	/* Each line reports its own line number when it fails. */
+	WEFT_EXPECT_TRUE(t, again([](uint8_t *p) { p[0] |= 0x01; }, err::EPROTO));      /* LVer 1 */
+	WEFT_EXPECT_TRUE(t, again([](uint8_t *p) { p[1] &= 0xfc; }, err::EPROTO));      /* LNH raw */
+	WEFT_EXPECT_TRUE(t, again([](uint8_t *p) { p[8 + 1] |= 0x01; }, err::EPROTO));  /* TVer 1 */
+	WEFT_EXPECT_TRUE(t, again([](uint8_t *p) { p[8] = 0x15; }, err::EPROTO));       /* reserved */
+	WEFT_EXPECT_TRUE(t, again([](uint8_t *p) { p[8] = 0x44; }, err::EPROTO));       /* RD */
+	WEFT_EXPECT_TRUE(t, again([](uint8_t *p) { p[8 + 1] |= 0x30; }, err::EBADMSG)); /* pad 3 */
+	/* Headers the buffer has no room for: a GRH announced by LNH, an ACK's AETH. */
+	WEFT_EXPECT_TRUE(t, again([](uint8_t *p) { p[1] |= 0x03; }, err::EMSGSIZE));
+	WEFT_EXPECT_TRUE(t, again([](uint8_t *p) { p[8] = 0x11; }, err::EMSGSIZE));
+
+	/* An ACK carrying payload is malformed. */
+	uint8_t ack[64];
+	auto s = sample(opcode(Transport::Rc, op::Acknowledge), ConstBytes(), false);
+	auto alen = hca::build(Bytes(ack), s);
+	WEFT_ASSERT_OK(t, alen);
+	uint8_t big[64] = {};
+	__builtin_memcpy(big, ack, alen.value());
+	/* Grow PktLen by one word and move the CRCs: 4 bytes of payload appear. */
+	big[5] = static_cast<uint8_t>(big[5] + 1);
+	WEFT_EXPECT_ERR(t, hca::parse(ConstBytes(big, alen.value() + 4)), err::EBADMSG);
+}
+
+void build_rejects_bad_specs(Test &t)
+{
+	uint8_t buf[64];
+	uint8_t pl[8] = {};
+	auto s = sample(opcode(Transport::Rc, op::SendOnly), ConstBytes(), false);
+	s.opcode = 0x15;
+	WEFT_EXPECT_ERR(t, hca::build(Bytes(buf), s), err::EINVAL);
+	s = sample(opcode(Transport::Rc, op::ReadRequest), ConstBytes(pl), false);
+	WEFT_EXPECT_ERR(t, hca::build(Bytes(buf), s), err::EINVAL); /* READ request carries no payload */
+	s = sample(opcode(Transport::Rc, op::SendOnly), ConstBytes(), false);
+	s.dqp = 0x1000000;
+	WEFT_EXPECT_ERR(t, hca::build(Bytes(buf), s), err::EINVAL);
+	s = sample(opcode(Transport::Rc, op::SendOnly), ConstBytes(), false);
+	s.vl = 16;
+	WEFT_EXPECT_ERR(t, hca::build(Bytes(buf), s), err::EINVAL);
+	s = sample(opcode(Transport::Ud, op::SendOnly), ConstBytes(), false);
+	s.sqp = 0x1000000;
+	WEFT_EXPECT_ERR(t, hca::build(Bytes(buf), s), err::EINVAL);
+	s = sample(opcode(Transport::Rc, op::SendOnly), ConstBytes(pl), false);
+	WEFT_EXPECT_ERR(t, hca::build(Bytes(buf, 20), s), err::ENOSPC);
+	s.payload = ConstBytes(pl, iba::max_packet_bytes);
+	WEFT_EXPECT_ERR(t, hca::packet_length(s), err::EMSGSIZE);
+	s.payload = ConstBytes(pl, iba::mtu_bytes(Mtu::M4096));
+	WEFT_EXPECT_EQ(t, hca::packet_length(s).value(), 8u + 12 + 4096 + 4 + 2);
+}
+
+} // namespace
+
+WEFT_TEST_SUITE(weft_hca_packet, WEFT_CASE(opcode_table), WEFT_CASE(layout_on_the_wire),
+		WEFT_CASE(round_trip_every_opcode), WEFT_CASE(parse_rejects_wrong_lengths),
+		WEFT_CASE(parse_rejects_bad_headers), WEFT_CASE(build_rejects_bad_specs));
