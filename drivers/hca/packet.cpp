@@ -2,6 +2,8 @@
 /* Parsing and building IBA packets (packet.h). */
 #include "packet.h"
 
+#include "crc.h"
+
 namespace weft::hca {
 namespace {
 
@@ -208,11 +210,12 @@ Result<size_t> build(Bytes out, const PacketSpec &s)
 	ok &= WEFT_TRY(build_ext(c, s, op.headers));
 	if (!ok)
 		return Error(err::EINVAL);
-	/* Payload, pad, then the CRC fields (zero until ICRC/VCRC land). */
+	/* Payload, zero pad, then the CRCs over all of it. */
 	Bytes rest = c.rest();
 	if (!s.payload.empty())
 		__builtin_memcpy(rest.data(), s.payload.data(), s.payload.size());
 	__builtin_memset(rest.data() + s.payload.size(), 0, rest.size() - s.payload.size());
+	WEFT_TRY(seal(WEFT_TRY(out.first(len))));
 	return len;
 }
 

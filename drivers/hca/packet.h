@@ -5,8 +5,8 @@
  * description.  Parsing trusts nothing: every length and version is checked
  * against the buffer, so a malformed packet is an errno (for the caller to
  * count and drop), never a read past the end.
- *
- * Not yet here: ICRC/VCRC computation (IBA 7.8); build() leaves both zero.
+ * parse() checks structure only; the CRCs are checked by check_crcs()
+ * (crc.h), which build() fills in.
  */
 #ifndef WEFT_HCA_PACKET_H
 #define WEFT_HCA_PACKET_H

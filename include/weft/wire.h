@@ -86,6 +86,36 @@ static_assert(sizeof(be32) == 4 && alignof(be32) == 1);
 static_assert(sizeof(be64) == 8 && alignof(be64) == 1);
 
 /*
+ * Little-endian wire fields: the few IBA fields sent least significant byte
+ * first (the ICRC and VCRC, like Ethernet's FCS).
+ */
+template <typename T> class Le {
+public:
+	constexpr Le() = default;
+	constexpr T get() const
+	{
+		T v = 0;
+		for (size_t i = sizeof(T); i-- > 0;)
+			v = static_cast<T>((v << 8) | b_[i]);
+		return v;
+	}
+	constexpr void set(T v)
+	{
+		for (size_t i = 0; i < sizeof(T); i++) {
+			b_[i] = static_cast<uint8_t>(v & 0xff);
+			v = static_cast<T>(v >> 8);
+		}
+	}
+
+private:
+	uint8_t b_[sizeof(T)] = {};
+};
+
+using le16 = Le<uint16_t>;
+using le32 = Le<uint32_t>;
+static_assert(sizeof(le32) == 4 && alignof(le32) == 1);
+
+/*
  * A named sub-field of a wire word, so that a header declares its layout once:
  *   using Psn = BitField<be32, 0, 24>;   Psn::get(bth.dw2); Psn::set(bth.dw2, psn);
  */

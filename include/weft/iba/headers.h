@@ -116,6 +116,11 @@ struct Ieth {
 static_assert(sizeof(ImmDt) == 4 && sizeof(Ieth) == 4);
 
 /* IBA 7.8: the invariant (ICRC) and variant (VCRC) CRCs end every packet. */
+struct Trailer {
+	le32 icrc;
+	le16 vcrc;
+};
+static_assert(sizeof(Trailer) == 6);
 inline constexpr size_t icrc_bytes = 4;
 inline constexpr size_t vcrc_bytes = 2;
 

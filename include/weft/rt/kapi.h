@@ -137,6 +137,10 @@ unsigned long weft_msecs_to_jiffies(unsigned int ms);
 uint64_t weft_ktime_ns(void);
 void weft_msleep(unsigned int ms);
 
+/* --- checksums (shim_crc.c) ---------------------------------------------- */
+/* CRC-32/IEEE, bit-reflected, no pre/post inversion (the kernel's crc32_le). */
+uint32_t weft_crc32_le(uint32_t crc, const void *p, size_t len);
+
 WEFT_C_END
 
 #endif /* WEFT_RT_KAPI_H */
