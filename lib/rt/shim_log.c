@@ -6,7 +6,6 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/printk.h>
-#include <linux/timekeeping.h>
 
 #include "weft/rt/kapi.h"
 
@@ -35,12 +34,6 @@ void weft_warn(const char *file, int line, const char *what)
 }
 EXPORT_SYMBOL_GPL(weft_warn);
 
-void weft_might_sleep(const char *file, int line)
-{
-	__might_sleep(file, line);
-}
-EXPORT_SYMBOL_GPL(weft_might_sleep);
-
 uint64_t weft_jiffies(void)
 {
 	return get_jiffies_64();
@@ -52,12 +45,6 @@ unsigned long weft_msecs_to_jiffies(unsigned int ms)
 	return msecs_to_jiffies(ms);
 }
 EXPORT_SYMBOL_GPL(weft_msecs_to_jiffies);
-
-uint64_t weft_ktime_ns(void)
-{
-	return ktime_get_ns();
-}
-EXPORT_SYMBOL_GPL(weft_ktime_ns);
 
 void weft_msleep(unsigned int ms)
 {

@@ -154,18 +154,6 @@ void weft_synchronize_rcu(void)
 }
 EXPORT_SYMBOL_GPL(weft_synchronize_rcu);
 
-void weft_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *head))
-{
-	call_rcu(head, fn);
-}
-EXPORT_SYMBOL_GPL(weft_call_rcu);
-
-void weft_rcu_barrier(void)
-{
-	rcu_barrier();
-}
-EXPORT_SYMBOL_GPL(weft_rcu_barrier);
-
 void weft_refcount_warn(const void *ref, const char *what)
 {
 	WARN_ONCE(1, "weft: refcount %px: %s\n", ref, what);

@@ -34,7 +34,6 @@
 WEFT_C_BEGIN
 
 struct work_struct;
-struct rcu_head;
 
 /* --- memory (shim_alloc.c) --------------------------------------------- */
 /* Allocation context: may the allocator sleep, and should memory be zeroed. */
@@ -78,8 +77,6 @@ void weft_rcu_read_lock(void) __acquires(RCU);
 void weft_rcu_read_unlock(void) __releases(RCU);
 bool weft_rcu_read_lock_held(void);
 void weft_synchronize_rcu(void);
-void weft_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *head));
-void weft_rcu_barrier(void);
 
 /* refcount misuse (underflow, increment from zero, saturation): WARN once. */
 void weft_refcount_warn(const void *ref, const char *what);
@@ -131,10 +128,8 @@ void weft_vlog(int level, const char *prefix, const char *fmt, __builtin_va_list
 int weft_vsnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap)
 	__attribute__((format(printf, 3, 0)));
 void weft_warn(const char *file, int line, const char *what);
-void weft_might_sleep(const char *file, int line);
 uint64_t weft_jiffies(void);
 unsigned long weft_msecs_to_jiffies(unsigned int ms);
-uint64_t weft_ktime_ns(void);
 void weft_msleep(unsigned int ms);
 
 /* --- checksums (shim_crc.c) ---------------------------------------------- */
