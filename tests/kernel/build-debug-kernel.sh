@@ -34,6 +34,9 @@ if [ -f "$out/ready" ]; then
 	exit 0
 fi
 
+# A new kernel is due: older ones (other keys) are 2-3 GB each and unused.
+find "$cache_root/debug-kernel" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
+
 # recipe: everything below decides the build output
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp"
