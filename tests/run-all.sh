@@ -103,6 +103,7 @@ if [ "$debug_ok" = 1 ]; then
 		record FAIL debug/kunit-host "see $log"
 	fi
 	checker tests/harness/ktap.sh "$log" $suites
+	checker tests/hca/dissect.sh "$log"
 fi
 
 if [ "$stock_ok" = 1 ]; then
