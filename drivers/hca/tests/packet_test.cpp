@@ -50,6 +50,27 @@ PacketSpec sample(uint8_t opc, ConstBytes payload, bool grh)
 	return s;
 }
 
+/*
+ * Build one packet of every valid opcode, without and with GRH, and hand
+ * each to fn(info, grh, wire, payload); stops at the first failure.
+ */
+template <typename F> void for_each_packet(Test &t, ConstBytes pl, Bytes buf, F fn)
+{
+	for (int o = 0; o < 256; o++) {
+		const OpcodeInfo &info = opcode_info(static_cast<uint8_t>(o));
+		if (!info.valid)
+			continue;
+		for (int grh = 0; grh < 2; grh++) {
+			ConstBytes payload = info.payload ? pl : ConstBytes();
+			auto len = hca::build(buf, sample(static_cast<uint8_t>(o), payload, grh));
+			WEFT_ASSERT_OK(t, len);
+			fn(info, grh, ConstBytes(buf.data(), len.value()), payload);
+			if (t.failed())
+				return;
+		}
+	}
+}
+
 void opcode_table(Test &t)
 {
 	const OpcodeInfo &w = opcode_info(opcode(Transport::Rc, op::WriteOnlyImm));
@@ -98,42 +119,32 @@ void round_trip_every_opcode(Test &t)
 	for (size_t i = 0; i < sizeof(pl); i++)
 		pl[i] = static_cast<uint8_t>(i * 7);
 	uint8_t buf[256];
-	for (int o = 0; o < 256; o++) {
-		const OpcodeInfo &info = opcode_info(static_cast<uint8_t>(o));
-		if (!info.valid)
-			continue;
-		for (int grh = 0; grh < 2; grh++) {
-			ConstBytes payload = info.payload ? ConstBytes(pl) : ConstBytes();
-			PacketSpec s = sample(static_cast<uint8_t>(o), payload, grh);
-			auto len = hca::build(Bytes(buf), s);
-			WEFT_ASSERT_OK(t, len);
-			auto p = hca::parse(ConstBytes(buf, len.value()));
-			WEFT_ASSERT_OK(t, p);
-			WEFT_EXPECT_TRUE(t, p->op == &info);
-			WEFT_EXPECT_EQ(t, p->grh != nullptr, grh == 1);
-			WEFT_EXPECT_EQ(t, p->lrh->dlid.get(), 0x12u);
-			WEFT_EXPECT_EQ(t, Lrh::Vl::get(p->lrh->vl_lver), 3u);
-			WEFT_EXPECT_EQ(t, Bth::DestQp::get(p->bth->dqp), 0x123456u);
-			WEFT_EXPECT_EQ(t, Bth::Psn::get(p->bth->psn), 0xfedcbau);
-			WEFT_EXPECT_EQ(t, p->payload.size(), payload.size());
-			if (payload.size())
-				WEFT_EXPECT_EQ(t, __builtin_memcmp(p->payload.data(), pl, sizeof(pl)), 0);
-			WEFT_EXPECT_EQ(t, p->deth != nullptr, (info.headers & HDeth) != 0);
-			WEFT_EXPECT_EQ(t, p->reth != nullptr, (info.headers & HReth) != 0);
-			WEFT_EXPECT_EQ(t, p->atomic_eth != nullptr, (info.headers & HAtomicEth) != 0);
-			WEFT_EXPECT_EQ(t, p->aeth != nullptr, (info.headers & HAeth) != 0);
-			WEFT_EXPECT_EQ(t, p->immdt != nullptr, (info.headers & HImmDt) != 0);
-			WEFT_EXPECT_EQ(t, p->ieth != nullptr, (info.headers & HIeth) != 0);
-			if (p->reth)
-				WEFT_EXPECT_EQ(t, p->reth->va.get(), 0x1122334455667788ull);
-			if (p->deth)
-				WEFT_EXPECT_EQ(t, p->deth->qkey.get(), 0x80010000u);
-			if (p->grh)
-				WEFT_EXPECT_EQ(t, Grh::FlowLabel::get(p->grh->ver_tclass_flow), 0xabcdeu);
-			if (t.failed())
-				return;
-		}
-	}
+	for_each_packet(t, ConstBytes(pl), Bytes(buf), [&](const OpcodeInfo &info, int grh,
+							    ConstBytes wire, ConstBytes payload) {
+		auto p = hca::parse(wire);
+		WEFT_ASSERT_OK(t, p);
+		WEFT_EXPECT_TRUE(t, p->op == &info);
+		WEFT_EXPECT_EQ(t, p->grh != nullptr, grh == 1);
+		WEFT_EXPECT_EQ(t, p->lrh->dlid.get(), 0x12u);
+		WEFT_EXPECT_EQ(t, Lrh::Vl::get(p->lrh->vl_lver), 3u);
+		WEFT_EXPECT_EQ(t, Bth::DestQp::get(p->bth->dqp), 0x123456u);
+		WEFT_EXPECT_EQ(t, Bth::Psn::get(p->bth->psn), 0xfedcbau);
+		WEFT_EXPECT_EQ(t, p->payload.size(), payload.size());
+		if (payload.size())
+			WEFT_EXPECT_EQ(t, __builtin_memcmp(p->payload.data(), pl, sizeof(pl)), 0);
+		WEFT_EXPECT_EQ(t, p->deth != nullptr, (info.headers & HDeth) != 0);
+		WEFT_EXPECT_EQ(t, p->reth != nullptr, (info.headers & HReth) != 0);
+		WEFT_EXPECT_EQ(t, p->atomic_eth != nullptr, (info.headers & HAtomicEth) != 0);
+		WEFT_EXPECT_EQ(t, p->aeth != nullptr, (info.headers & HAeth) != 0);
+		WEFT_EXPECT_EQ(t, p->immdt != nullptr, (info.headers & HImmDt) != 0);
+		WEFT_EXPECT_EQ(t, p->ieth != nullptr, (info.headers & HIeth) != 0);
+		if (p->reth)
+			WEFT_EXPECT_EQ(t, p->reth->va.get(), 0x1122334455667788ull);
+		if (p->deth)
+			WEFT_EXPECT_EQ(t, p->deth->qkey.get(), 0x80010000u);
+		if (p->grh)
+			WEFT_EXPECT_EQ(t, Grh::FlowLabel::get(p->grh->ver_tclass_flow), 0xabcdeu);
+	});
 }
 
 /* A packet cut short anywhere, or padded at the end, is rejected. */
@@ -227,22 +238,15 @@ void dump_for_dissector(Test &t)
 		pl[i] = static_cast<uint8_t>(0xa0 + i);
 	uint8_t buf[160];
 	int dumped = 0;
-	for (int o = 0; o < 256; o++) {
-		const OpcodeInfo &info = opcode_info(static_cast<uint8_t>(o));
-		if (!info.valid)
-			continue;
-		for (int grh = 0; grh < 2; grh++) {
-			ConstBytes payload = info.payload ? ConstBytes(pl) : ConstBytes();
-			auto len = hca::build(Bytes(buf), sample(static_cast<uint8_t>(o), payload, grh));
-			WEFT_ASSERT_OK(t, len);
-			char line[16 + 2 * sizeof(buf)];
-			size_t n = format(line, sizeof(line), "WEFT-PKT ");
-			for (size_t i = 0; i < len.value(); i++)
-				n += format(line + n, sizeof(line) - n, "%02x", buf[i]);
-			t.note(line);
-			dumped++;
-		}
-	}
+	for_each_packet(t, ConstBytes(pl), Bytes(buf),
+			[&](const OpcodeInfo &, int, ConstBytes wire, ConstBytes) {
+				char line[16 + 2 * sizeof(buf)];
+				size_t n = format(line, sizeof(line), "WEFT-PKT ");
+				for (uint8_t byte : wire)
+					n += format(line + n, sizeof(line) - n, "%02x", byte);
+				t.note(line);
+				dumped++;
+			});
 	WEFT_EXPECT_EQ(t, dumped, 2 * 37);
 }
 
