@@ -20,14 +20,15 @@ SRCDIR := $(CURDIR)
 MODULE_DIRS := Kbuild include lib scripts tests/kunit tests/selftest \
 	$(wildcard drivers core ulp userspace)
 
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+# Newest Debian headers by version (6.1.0-10 after 6.1.0-9), as vm-run.sh boots.
+DEBIAN_HEADERS = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) $(DEBIAN_HEADERS))
 
 ifneq ($(filter-out deps debug-kernel clean help,$(or $(MAKECMDGOALS),all)),)
 ifeq ($(wildcard $(KDIR)/include/config/kernel.release),)
 $(info No kernel build tree at KDIR=$(KDIR): installing dependencies first.)
 $(shell $(SRCDIR)/scripts/deps.sh >&2)
-KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+KDIR := $(DEBIAN_HEADERS)
 endif
 endif
 
@@ -62,7 +63,7 @@ modules: layout
 
 sparse: layout
 	$(KMAKE) C=2 CHECK=sparse modules 2>&1 | tee $(BUILD)/sparse.log
-	@if grep -E '^[^ ]+\.c:[0-9]+:[0-9]+: (warning|error):' $(BUILD)/sparse.log; then \
+	@if grep -E '^[^ ]+\.[ch]:[0-9]+:[0-9]+: (warning|error):' $(BUILD)/sparse.log; then \
 		echo "sparse: not clean"; exit 1; fi
 	@echo "sparse: clean ($$(grep -c '  CHECK ' $(BUILD)/sparse.log) C files checked)"
 

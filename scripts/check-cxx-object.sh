@@ -22,5 +22,8 @@ secs=$("$objdump" -h "$obj" | awk '$2 ~ /^\.(ctors|dtors|init_array|fini_array)/
 if [ -n "$secs" ]; then
 	printf '%s\n' "$syms" | grep -q ' U __asan_register_globals$' || fail $secs
 	case "$secs" in *ctors*|*dtors*) fail $secs ;; esac
+	# KASAN's pair is the only code allowed where constructors live.
+	others=$("$objdump" -t "$obj" | awk '/ F \.text\.(startup|exit)/ && $NF !~ /^_sub_[ID]_/ { print $NF }')
+	[ -z "$others" ] || fail $others
 fi
 exit 0

@@ -6,7 +6,9 @@
  *
  * Lifetime rule (two-phase teardown): before freeing the embedding object,
  * stop whatever queues the work, then cancel_sync(), which waits for a
- * running callback to finish.
+ * running callback to finish.  The destructors do that, so a callback must
+ * never free the object that embeds its own work item (it would wait on
+ * itself): hand the final put to another context instead.
  */
 #ifndef WEFT_WORK_H
 #define WEFT_WORK_H

@@ -13,15 +13,18 @@ namespace {
 /* kmalloc aligns to at least KMALLOC_MINALIGN; larger alignments are refused. */
 void *alloc_aligned(size_t size, weft::align_val_t align, unsigned flags)
 {
-	if (static_cast<size_t>(align) > WEFT_KMALLOC_MINALIGN &&
-	    static_cast<size_t>(align) > size) {
-		weft_warn(__FILE__, __LINE__, "over-aligned new");
+	if (static_cast<size_t>(align) > 4096) {
+		weft_warn(__FILE__, __LINE__, "over-aligned new beyond a page");
 		return nullptr;
 	}
-	/* kmalloc of a power-of-two size is naturally aligned to that size. */
+	/* kmalloc aligns power-of-two sizes naturally (and only those). */
 	size_t a = static_cast<size_t>(align);
-	if (a > WEFT_KMALLOC_MINALIGN)
-		size = (size + a - 1) & ~(a - 1);
+	if (a > WEFT_KMALLOC_MINALIGN) {
+		size_t p = a;
+		while (p < size)
+			p <<= 1;
+		size = p;
+	}
 	return weft_kmalloc(size, flags);
 }
 } // namespace
@@ -61,4 +64,6 @@ extern "C" void __cxa_pure_virtual(void);
 extern "C" void __cxa_pure_virtual(void)
 {
 	weft_warn(__FILE__, __LINE__, "pure virtual function called");
+	/* Returning would run the caller on garbage: stop here (an oops, like BUG()). */
+	__builtin_trap();
 }

@@ -12,7 +12,6 @@
 #include <linux/errno.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -33,7 +32,6 @@ void weft_layout(void)
 	LAYOUT(COMPLETION, struct completion);
 	LAYOUT(WORK_STRUCT, struct work_struct);
 	LAYOUT(DELAYED_WORK, struct delayed_work);
-	LAYOUT(RCU_HEAD, struct rcu_head);
 	LAYOUT(LOCK_CLASS_KEY, struct lock_class_key);
 	DEFINE(WEFT_KMALLOC_MINALIGN, ARCH_KMALLOC_MINALIGN);
 	BLANK();

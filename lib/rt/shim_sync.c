@@ -17,7 +17,9 @@
 static_assert(WEFT_SIZEOF_SPINLOCK == sizeof(spinlock_t));
 static_assert(WEFT_ALIGNOF_SPINLOCK == __alignof__(spinlock_t));
 static_assert(WEFT_SIZEOF_MUTEX == sizeof(struct mutex));
+static_assert(WEFT_ALIGNOF_MUTEX == __alignof__(struct mutex));
 static_assert(WEFT_SIZEOF_LOCK_CLASS_KEY == sizeof(struct lock_class_key));
+static_assert(WEFT_ALIGNOF_LOCK_CLASS_KEY == __alignof__(struct lock_class_key));
 
 void weft_spin_init(void *lock, const char *name, void *key)
 {

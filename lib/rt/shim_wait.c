@@ -12,6 +12,14 @@
 
 static_assert(WEFT_SIZEOF_COMPLETION == sizeof(struct completion));
 static_assert(WEFT_SIZEOF_WAIT_QUEUE_HEAD == sizeof(wait_queue_head_t));
+static_assert(WEFT_ALIGNOF_COMPLETION == __alignof__(struct completion));
+static_assert(WEFT_ALIGNOF_WAIT_QUEUE_HEAD == __alignof__(wait_queue_head_t));
+
+/* msecs_to_jiffies takes an unsigned int: clamp rather than wrap. */
+static unsigned long weft_ms_to_jiffies(unsigned long ms)
+{
+	return msecs_to_jiffies(min_t(unsigned long, ms, UINT_MAX));
+}
 
 void weft_completion_init(void *c)
 {
@@ -46,7 +54,7 @@ EXPORT_SYMBOL_GPL(weft_wait_for_completion);
 int weft_wait_for_completion_timeout(void *c, unsigned long timeout_ms)
 {
 	return wait_for_completion_timeout((struct completion *)c,
-					   msecs_to_jiffies(timeout_ms)) ? 1 : 0;
+					   weft_ms_to_jiffies(timeout_ms)) ? 1 : 0;
 }
 EXPORT_SYMBOL_GPL(weft_wait_for_completion_timeout);
 
@@ -83,9 +91,9 @@ int weft_waitq_wait(void *wq, bool (*cond)(void *ctx), void *ctx,
 		return wait_event_interruptible(*q, cond(ctx));
 	}
 	if (interruptible)
-		ret = wait_event_interruptible_timeout(*q, cond(ctx), msecs_to_jiffies(timeout_ms));
+		ret = wait_event_interruptible_timeout(*q, cond(ctx), weft_ms_to_jiffies(timeout_ms));
 	else
-		ret = wait_event_timeout(*q, cond(ctx), msecs_to_jiffies(timeout_ms));
+		ret = wait_event_timeout(*q, cond(ctx), weft_ms_to_jiffies(timeout_ms));
 	if (ret < 0)
 		return ret;
 	return ret ? 0 : -ETIMEDOUT;

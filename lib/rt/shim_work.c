@@ -11,6 +11,8 @@
 
 static_assert(WEFT_SIZEOF_WORK_STRUCT == sizeof(struct work_struct));
 static_assert(WEFT_SIZEOF_DELAYED_WORK == sizeof(struct delayed_work));
+static_assert(WEFT_ALIGNOF_WORK_STRUCT == __alignof__(struct work_struct));
+static_assert(WEFT_ALIGNOF_DELAYED_WORK == __alignof__(struct delayed_work));
 
 void weft_work_init(void *work, void (*fn)(struct work_struct *w), const char *name, void *key)
 {

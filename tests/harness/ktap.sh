@@ -8,6 +8,7 @@
 set -u
 log=$1
 shift
+[ $# -gt 0 ] || { echo "FAIL kunit - no suites to look for (no test modules built?)"; exit 1; }
 expected_fail_suite=weft_selftest_expected_failure
 
 sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$log" | tr -d '\r' | awk -v want="$*" -v xsuite="$expected_fail_suite" '

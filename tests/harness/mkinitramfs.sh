@@ -13,7 +13,8 @@ mkdir -p "$cache"
 # What the test host needs before it can reach its root over 9p; the kernel
 # may have any of it built in.
 wanted="virtio_pci 9pnet_virtio 9p overlay"
-key=$( { echo "$kver"; cat "$0"; ls -l /bin/busybox; } | sha256sum | cut -c1-16)
+key=$( { echo "$kver $kmods"; cat "$0"; ls -l /bin/busybox; cat "$kmods/modules.dep" 2>/dev/null; } |
+	sha256sum | cut -c1-16)
 out=$cache/$kver-$key.cpio.gz
 if [ -f "$out" ]; then
 	echo "$out"

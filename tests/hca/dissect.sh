@@ -26,7 +26,15 @@ with open(sys.argv[2], "wb") as f:
         f.write(struct.pack("<IIII", i, 0, len(b), len(b)))
         f.write(b)
 PY
-ts() { tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' "$@" 2>/dev/null; }
+ts() { # tshark with DLT_USER0 as InfiniBand; a tshark that fails fails the check
+	tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' "$@" 2>"$tmp/err" ||
+		{ echo "FAIL hca/tshark-runs - $(grep -v 'Running as user' "$tmp/err" | head -1)"; exit 1; }
+}
+frames=$(ts -r "$tmp/p.pcap" -Y infiniband -T fields -e frame.number | wc -l)
+if [ "$frames" != "$count" ]; then
+	echo "FAIL hca/tshark-runs - tshark decoded $frames of $count packets as InfiniBand"
+	exit 1
+fi
 fields=$(ts -r "$tmp/p.pcap" -T fields -E separator=, -e frame.number \
 	-e infiniband.bth.opcode -e infiniband.lrh.dlid -e infiniband.bth.p_key \
 	-e infiniband.bth.destqp -e infiniband.bth.psn)

@@ -35,6 +35,15 @@ void weft_kunit_note(struct kunit *test, const char *msg)
 }
 EXPORT_SYMBOL_GPL(weft_kunit_note);
 
+/*
+ * After every case: a case that armed allocation-failure injection and
+ * bailed out early must not leave it armed for whoever reuses its task.
+ */
+static void weft_kunit_case_exit(struct kunit *test)
+{
+	weft_alloc_fail_disarm();
+}
+
 static void weft_kunit_free(struct weft_kunit_set *set)
 {
 	unsigned int i;
@@ -68,6 +77,7 @@ static struct kunit_suite *weft_kunit_make_suite(const struct weft_test_suite *d
 		cases[i].run_case = desc->cases[i].run;
 	}
 	suite->test_cases = cases;
+	suite->exit = weft_kunit_case_exit;
 	return suite;
 }
 
