@@ -93,7 +93,7 @@ if [ "$debug_ok" = 1 ]; then
 	section "debug kernel test host: KUnit, load/unload, kmemleak"
 	kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$dk/linux/include/generated/utsrelease.h")
 	suites=$(find "build/$kver" -name 'weft_*_test.ko' -o -name 'weft_selftest_kunit.ko' |
-		xargs -r nm 2>/dev/null | sed -n 's/.* [DdRr] weft_suite_//p' | sort -u)
+		xargs -r nm 2>/dev/null | sed -n 's/.* [DdRr] weft_suite_//p' | sort -u | tr '\n' ' ')
 	log=build/logs/kunit-debug.log
 	case " $suites " in
 	*" weft_selftest_expected_failure "*) ;;
