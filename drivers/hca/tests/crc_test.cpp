@@ -3,7 +3,7 @@
 #include <weft/test.h>
 
 #include "../crc.h"
-#include "../packet.h"
+#include "sample_packet.h"
 
 using namespace weft;
 using namespace weft::iba;
@@ -12,33 +12,13 @@ using weft::test::Test;
 
 namespace {
 
-constexpr uint8_t gid_a[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0xff, 0xfe, 0, 0, 1};
-constexpr uint8_t gid_b[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0xff, 0xfe, 0, 0, 2};
 constexpr uint8_t digits[9] = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
 
 Result<size_t> make_packet(Bytes out, bool grh)
 {
 	static constexpr uint8_t payload[13] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0xff, 0xee, 0xdd};
-	hca::PacketSpec s;
-	s.vl = 2;
-	s.sl = 1;
-	s.dlid = 7;
-	s.slid = 9;
-	if (grh) {
-		s.sgid = gid_a;
-		s.dgid = gid_b;
-		s.tclass = 3;
-		s.flow = 0x12345;
-		s.hoplmt = 10;
-	}
-	s.opcode = opcode(Transport::Rc, op::WriteOnly);
-	s.dqp = 0x42;
-	s.psn = 100;
-	s.va = 0x1000;
-	s.rkey = 0x55;
-	s.dmalen = sizeof(payload);
-	s.payload = ConstBytes(payload);
-	return hca::build(out, s);
+	return hca::build(out, hca::fixture::sample(opcode(Transport::Rc, op::WriteOnly),
+						 ConstBytes(payload), grh));
 }
 
 /* Bits a switch or router may change (IBA 7.8.1): the ICRC ignores them. */

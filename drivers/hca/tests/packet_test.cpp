@@ -2,53 +2,15 @@
 /* KUnit: the BTH opcode table and IBA packet parse/build (drivers/hca/packet.cpp). */
 #include <weft/test.h>
 
-#include "../packet.h"
+#include "sample_packet.h"
 
 using namespace weft;
 using namespace weft::iba;
+using weft::hca::fixture::sample;
 using weft::hca::PacketSpec;
 using weft::test::Test;
 
 namespace {
-
-constexpr uint8_t gid_a[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0xff, 0xfe, 0, 0, 1};
-constexpr uint8_t gid_b[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0xff, 0xfe, 0, 0, 2};
-
-PacketSpec sample(uint8_t opc, ConstBytes payload, bool grh)
-{
-	PacketSpec s;
-	s.vl = 3;
-	s.sl = 5;
-	s.dlid = 0x0012;
-	s.slid = 0x0034;
-	if (grh) {
-		s.sgid = gid_a;
-		s.dgid = gid_b;
-		s.tclass = 0x42;
-		s.flow = 0xabcde;
-		s.hoplmt = 64;
-	}
-	s.opcode = opc;
-	s.se = true;
-	s.ackreq = true;
-	s.pkey = 0x8001;
-	s.dqp = 0x123456;
-	s.psn = 0xfedcba;
-	s.qkey = 0x80010000;
-	s.sqp = 0x000077;
-	s.va = 0x1122334455667788ull;
-	s.rkey = 0xcafe;
-	s.dmalen = 4096;
-	s.swap_add = 7;
-	s.compare = 9;
-	s.syndrome = 0x1f;
-	s.msn = 0x000101;
-	s.orig = 0xdeadbeefull;
-	s.imm = 0x01020304;
-	s.inv_rkey = 0xbeef;
-	s.payload = payload;
-	return s;
-}
 
 /*
  * Build one packet of every valid opcode, without and with GRH, and hand
