@@ -7,7 +7,6 @@
 
 namespace weft::hca::fixture {
 
-
 inline constexpr uint8_t gid_a[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0xff, 0xfe, 0, 0, 1};
 inline constexpr uint8_t gid_b[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x02, 0xc9, 0xff, 0xfe, 0, 0, 2};
 
