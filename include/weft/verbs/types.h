@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Verbs vocabulary (IBA Vol 1 ch. 10-11): the plain data that crosses the
+ * verbs API between ULPs, the mid-layer (core/verbs) and HCA drivers.
+ * Where the kernel's uverbs ABI carries the same values (QP attribute mask
+ * bits, access flags, WC status and opcode numbers, port state numbers), the
+ * numbering here is that ABI's, so user space can be passed through later.
+ */
+#ifndef WEFT_VERBS_TYPES_H
+#define WEFT_VERBS_TYPES_H
+
+#include <weft/iba/headers.h>
+#include <weft/span.h>
+
+namespace weft::verbs {
+
+struct Gid {
+	uint8_t raw[16];
+
+	uint64_t subnet_prefix() const;
+	uint64_t interface_id() const;
+	static Gid make(uint64_t prefix, uint64_t guid);
+	bool operator==(const Gid &o) const { return __builtin_memcmp(raw, o.raw, 16) == 0; }
+};
+
+/* IBA 14.2.5.6 PortInfo.PortState. */
+enum class PortState : uint8_t { Nop = 0, Down = 1, Init = 2, Armed = 3, Active = 4 };
+/* IBA 14.2.5.6 PortInfo.PortPhysicalState. */
+enum class PhysState : uint8_t {
+	Sleep = 1,
+	Polling = 2,
+	Disabled = 3,
+	PortConfigTraining = 4,
+	LinkUp = 5,
+	LinkErrorRecovery = 6,
+	PhyTest = 7,
+};
+
+enum class NodeType : uint8_t { Ca = 1, Switch = 2, Router = 3 };
+
+/* IBA 10.2.3 QP types; QP0/QP1 are the special QPs of the MAD layer. */
+enum class QpType : uint8_t { Smi = 0, Gsi = 1, Rc = 2, Uc = 3, Ud = 4 };
+
+/* IBA 10.3.1 QP states (numbered as enum ib_qp_state). */
+enum class QpState : uint8_t { Reset = 0, Init, Rtr, Rts, Sqd, Sqe, Err };
+
+/* IBA 10.6.3.2 access rights, as the uverbs ABI numbers them. */
+namespace access {
+inline constexpr uint32_t local_write = 1u << 0;
+inline constexpr uint32_t remote_write = 1u << 1;
+inline constexpr uint32_t remote_read = 1u << 2;
+inline constexpr uint32_t remote_atomic = 1u << 3;
+inline constexpr uint32_t mw_bind = 1u << 4;
+inline constexpr uint32_t all = (1u << 5) - 1;
+} // namespace access
+
+/* Address vector (IBA 11.2.2.1 / 10.2.2). */
+struct AhAttr {
+	uint16_t dlid = 0;
+	uint8_t sl = 0;
+	uint8_t src_path_bits = 0;
+	uint8_t static_rate = 0;
+	uint8_t port = 0;
+	bool global = false; /* GRH present */
+	Gid dgid{};
+	uint8_t sgid_index = 0;
+	uint8_t hop_limit = 0;
+	uint8_t traffic_class = 0;
+	uint32_t flow_label = 0;
+};
+
+struct QpCap {
+	uint32_t max_send_wr = 0;
+	uint32_t max_recv_wr = 0;
+	uint32_t max_send_sge = 0;
+	uint32_t max_recv_sge = 0;
+	uint32_t max_inline_data = 0;
+};
+
+/* IBA 11.2.5.1 Modify QP attributes; bits as enum ib_qp_attr_mask. */
+namespace qp_attr {
+inline constexpr uint32_t state = 1u << 0;
+inline constexpr uint32_t cur_state = 1u << 1;
+inline constexpr uint32_t en_sqd_async_notify = 1u << 2;
+inline constexpr uint32_t access_flags = 1u << 3;
+inline constexpr uint32_t pkey_index = 1u << 4;
+inline constexpr uint32_t port = 1u << 5;
+inline constexpr uint32_t qkey = 1u << 6;
+inline constexpr uint32_t av = 1u << 7;
+inline constexpr uint32_t path_mtu = 1u << 8;
+inline constexpr uint32_t timeout = 1u << 9;
+inline constexpr uint32_t retry_cnt = 1u << 10;
+inline constexpr uint32_t rnr_retry = 1u << 11;
+inline constexpr uint32_t rq_psn = 1u << 12;
+inline constexpr uint32_t max_qp_rd_atomic = 1u << 13;
+inline constexpr uint32_t alt_path = 1u << 14;
+inline constexpr uint32_t min_rnr_timer = 1u << 15;
+inline constexpr uint32_t sq_psn = 1u << 16;
+inline constexpr uint32_t max_dest_rd_atomic = 1u << 17;
+inline constexpr uint32_t path_mig_state = 1u << 18;
+inline constexpr uint32_t cap = 1u << 19;
+inline constexpr uint32_t dest_qpn = 1u << 20;
+inline constexpr uint32_t all = (1u << 21) - 1;
+} // namespace qp_attr
+
+/* IBA 10.2.7 path migration states (enum ib_mig_state). */
+enum class MigState : uint8_t { Migrated = 0, Rearm = 1, Armed = 2 };
+
+struct QpAttr {
+	QpState state = QpState::Reset;
+	QpState cur_state = QpState::Reset;
+	iba::Mtu path_mtu = iba::Mtu::M256;
+	MigState path_mig_state = MigState::Migrated;
+	uint32_t qkey = 0;
+	uint32_t rq_psn = 0;
+	uint32_t sq_psn = 0;
+	uint32_t dest_qp_num = 0;
+	uint32_t qp_access_flags = 0;
+	QpCap cap;
+	AhAttr ah_attr;
+	AhAttr alt_ah_attr;
+	uint16_t pkey_index = 0;
+	uint16_t alt_pkey_index = 0;
+	bool en_sqd_async_notify = false;
+	bool sq_draining = false;
+	uint8_t max_rd_atomic = 0;	/* initiator depth */
+	uint8_t max_dest_rd_atomic = 0; /* responder resources */
+	uint8_t min_rnr_timer = 0;	/* IBA 9.7.5.2.8 encoding, 0..31 */
+	uint8_t port_num = 0;
+	uint8_t timeout = 0;   /* local ACK timeout: 4.096 us * 2^timeout, 0 = infinite */
+	uint8_t retry_cnt = 0; /* 0..7 */
+	uint8_t rnr_retry = 0; /* 0..7, 7 = infinite */
+	uint8_t alt_port_num = 0;
+	uint8_t alt_timeout = 0;
+};
+
+/* What the device offers (IBA 11.2.1.2 Query HCA). */
+struct DeviceAttr {
+	uint64_t node_guid = 0;
+	uint64_t sys_image_guid = 0;
+	uint64_t max_mr_size = 0;
+	uint64_t page_size_cap = 0;
+	uint32_t vendor_id = 0, vendor_part_id = 0, hw_ver = 0;
+	uint64_t fw_ver = 0;
+	uint32_t max_qp = 0, max_qp_wr = 0;
+	uint32_t max_send_sge = 0, max_recv_sge = 0;
+	uint32_t max_cq = 0, max_cqe = 0;
+	uint32_t max_mr = 0, max_pd = 0, max_ah = 0;
+	uint32_t max_srq = 0, max_srq_wr = 0, max_srq_sge = 0;
+	uint32_t max_qp_rd_atom = 0, max_qp_init_rd_atom = 0, max_res_rd_atom = 0;
+	uint32_t max_inline_data = 0;
+	uint32_t max_fast_reg_page_list_len = 0;
+	uint32_t max_mcast_grp = 0, max_mcast_qp_attach = 0;
+	uint16_t max_pkeys = 0;
+	uint8_t local_ca_ack_delay = 0;
+	bool atomic_cap = false; /* IBA 11.2.1.2 "atomic operations: HCA-wide" */
+};
+
+/* IBA 14.2.5.6 PortInfo, the part the verbs report (Query HCA port). */
+struct PortAttr {
+	PortState state = PortState::Down;
+	PhysState phys_state = PhysState::Polling;
+	iba::Mtu max_mtu = iba::Mtu::M4096;
+	iba::Mtu active_mtu = iba::Mtu::M256;
+	uint32_t gid_tbl_len = 0;
+	uint32_t port_cap_flags = 0;
+	uint32_t max_msg_sz = 0;
+	uint32_t bad_pkey_cntr = 0, qkey_viol_cntr = 0;
+	uint16_t pkey_tbl_len = 0;
+	uint16_t lid = 0, sm_lid = 0;
+	uint8_t lmc = 0, sm_sl = 0;
+	uint8_t max_vl_num = 0;
+	uint8_t subnet_timeout = 0;
+	uint8_t init_type_reply = 0;
+	uint8_t active_width = 0; /* IBA encoding: 1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x */
+	uint8_t active_speed = 0; /* 1 = SDR ... as PortInfo.LinkSpeedActive(Ext) */
+};
+
+/* Work completion status, IBA 11.6.2, numbered as enum ib_wc_status. */
+enum class WcStatus : uint8_t {
+	Success = 0,
+	LocLenErr,
+	LocQpOpErr,
+	LocEecOpErr,
+	LocProtErr,
+	WrFlushErr,
+	MwBindErr,
+	BadRespErr,
+	LocAccessErr,
+	RemInvReqErr,
+	RemAccessErr,
+	RemOpErr,
+	RetryExcErr,
+	RnrRetryExcErr,
+	LocRddViolErr,
+	RemInvRdReqErr,
+	RemAbortErr,
+	InvEecnErr,
+	InvEecStateErr,
+	FatalErr,
+	RespTimeoutErr,
+	GeneralErr,
+};
+
+/* Work completion opcodes, numbered as enum ib_wc_opcode. */
+enum class WcOpcode : uint8_t {
+	Send = 0,
+	RdmaWrite = 1,
+	RdmaRead = 2,
+	CompSwap = 3,
+	FetchAdd = 4,
+	LocalInv = 6,
+	RegMr = 7,
+	Recv = 128,
+	RecvRdmaWithImm = 129,
+};
+
+namespace wc_flag {
+inline constexpr uint32_t grh = 1u << 0;
+inline constexpr uint32_t with_imm = 1u << 1;
+inline constexpr uint32_t with_inv = 1u << 2;
+} // namespace wc_flag
+
+struct Wc {
+	uint64_t wr_id = 0;
+	WcStatus status = WcStatus::Success;
+	WcOpcode opcode = WcOpcode::Send;
+	uint32_t vendor_err = 0;
+	uint32_t byte_len = 0;
+	uint32_t qp_num = 0;
+	uint32_t src_qp = 0;
+	uint32_t wc_flags = 0;
+	uint32_t imm_data = 0;	  /* host order, with wc_flag::with_imm */
+	uint32_t invalidate_rkey = 0; /* with wc_flag::with_inv */
+	uint16_t slid = 0;
+	uint16_t pkey_index = 0;
+	uint8_t sl = 0;
+	uint8_t dlid_path_bits = 0;
+	uint8_t port_num = 0;
+};
+
+/* A scatter/gather element: lkey names a memory region of the same PD. */
+struct Sge {
+	uint64_t addr = 0;
+	uint32_t length = 0;
+	uint32_t lkey = 0;
+};
+
+enum class WrOpcode : uint8_t {
+	RdmaWrite = 0,
+	RdmaWriteWithImm = 1,
+	Send = 2,
+	SendWithImm = 3,
+	RdmaRead = 4,
+	AtomicCmpSwap = 5,
+	AtomicFetchAdd = 6,
+	SendWithInv = 9,
+	LocalInv = 10,
+	RegMr = 11,
+};
+
+namespace send_flag {
+inline constexpr uint32_t fence = 1u << 0;
+inline constexpr uint32_t signaled = 1u << 1;
+inline constexpr uint32_t solicited = 1u << 2;
+inline constexpr uint32_t inline_data = 1u << 3;
+} // namespace send_flag
+
+class Ah;
+class Mr;
+
+struct SendWr {
+	uint64_t wr_id = 0;
+	WrOpcode opcode = WrOpcode::Send;
+	uint32_t send_flags = 0;
+	Span<const Sge> sg;
+	uint32_t imm_data = 0;	   /* host order, for *WithImm */
+	uint32_t invalidate_rkey = 0; /* SendWithInv, LocalInv */
+	struct {
+		uint64_t remote_addr = 0;
+		uint32_t rkey = 0;
+	} rdma;
+	struct {
+		uint64_t remote_addr = 0;
+		uint64_t compare_add = 0;
+		uint64_t swap = 0;
+		uint32_t rkey = 0;
+	} atomic;
+	struct {
+		Ah *ah = nullptr;
+		uint32_t remote_qpn = 0;
+		uint32_t remote_qkey = 0;
+		uint16_t pkey_index = 0;
+	} ud;
+	struct {
+		Mr *mr = nullptr;
+		uint32_t key = 0; /* the new lkey/rkey (variant byte may change) */
+		uint32_t access = 0;
+	} reg;
+};
+
+struct RecvWr {
+	uint64_t wr_id = 0;
+	Span<const Sge> sg;
+};
+
+/* Asynchronous events, IBA 11.6.3, numbered as enum ib_event_type. */
+enum class EventType : uint8_t {
+	CqErr = 0,
+	QpFatal,
+	QpReqErr,
+	QpAccessErr,
+	CommEst,
+	SqDrained,
+	PathMig,
+	PathMigErr,
+	DeviceFatal,
+	PortActive,
+	PortErr,
+	LidChange,
+	PkeyChange,
+	SmChange,
+	SrqErr,
+	SrqLimitReached,
+	QpLastWqeReached,
+	ClientReregister,
+	GidChange,
+	WqFatal,
+};
+
+/* Helpers for the time encodings of IBA 9.7.5.2.8 and 9.7.6.1.3. */
+uint32_t rnr_timer_us(uint8_t code);
+uint64_t ack_timeout_us(uint8_t code); /* 0 = infinite */
+
+const char *wc_status_str(WcStatus s);
+const char *qp_state_str(QpState s);
+const char *port_state_str(PortState s);
+
+} // namespace weft::verbs
+
+#endif
