@@ -6,13 +6,17 @@
  */
 #include <linux/module.h>
 
+#include "verbs_module.h"
+
 static int __init weft_verbs_init(void)
 {
+	weft_verbs_registry_init();
 	return 0;
 }
 
 static void __exit weft_verbs_exit(void)
 {
+	weft_verbs_registry_exit();
 }
 
 module_init(weft_verbs_init);

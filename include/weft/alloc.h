@@ -90,7 +90,9 @@ public:
 
 	static Result<Array> make(Gfp gfp, size_t n)
 	{
-		static_assert(__is_trivially_constructible(T), "Array holds plain data");
+		/* Zero-filled memory, no constructors run: plain data only. */
+		static_assert(__is_trivially_copyable(T) && __has_trivial_destructor(T),
+			      "Array holds plain data");
 		if (n == 0 || n > SIZE_MAX / sizeof(T))
 			return Error(err::EINVAL);
 		void *p = gfp == Gfp::Sleep ? weft_kvmalloc(n * sizeof(T), gfp_flags(gfp, true))

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resource owners: every verbs object is created, tracked and destroyed
+ * through its Context.  Destroy is two-phase: unlink and stop the object so
+ * no new reference can be taken, drop the owner's reference, wait until
+ * in-flight users (the data path) drop theirs, then free.
+ */
+#include <weft/log.h>
+#include <weft/verbs/verbs.h>
+
+#include "qp_transition.h"
+
+namespace weft::verbs {
+
+namespace {
+const Logger log("weft_verbs");
+
+/* Drop the owner's reference and wait for the data path to let go. */
+template <typename T> void drain(T *obj, Completion &drained)
+{
+	obj->put();
+	drained.wait();
+}
+} // namespace
+
+Qp::Qp(Device &d, Pd &p, const QpInitAttr &init, uint32_t num)
+	: dev(d), pd(p), type(init.type), qpn(num), send_cq(*init.send_cq), recv_cq(*init.recv_cq),
+	  cap(init.cap), sq_sig_all(init.sq_sig_all), port(init.port), events(init.events),
+	  modify_lock_(WEFT_LOCK_CLASS("weft_verbs_qp_modify"))
+{
+}
+
+void Qp::raise(EventType t)
+{
+	if (events)
+		events->handle(Event{t, &dev, port, this, nullptr});
+}
+
+Context::Context(Device &d, const char *o)
+	: dev(d), owner(o), lock_(WEFT_LOCK_CLASS("weft_verbs_context"))
+{
+}
+
+Result<Context *> Context::open(Device &dev, const char *owner)
+{
+	auto *ctx = new (Gfp::Sleep) Context(dev, owner);
+	if (!ctx)
+		return Error(err::ENOMEM);
+	dev.get();
+	dev.contexts_.lock()->push_back(*ctx);
+	return ctx;
+}
+
+void Context::close(bool expect_empty)
+{
+	{
+		auto l = dev.contexts_.lock();
+		if (node.linked())
+			l->remove(*this);
+	}
+	{
+		MutexGuard g(lock_);
+		size_t left = qps_.size() + cqs_.size() + mrs_.size() + ahs_.size() + pds_.size();
+		if (left && expect_empty)
+			log.err("%s: %s closed its context with %zu objects left (leak)", dev.name(),
+				owner, left);
+		while (Qp *qp = qps_.front())
+			destroy_qp_locked(qp);
+		while (Cq *cq = cqs_.front())
+			destroy_cq_locked(cq);
+		while (Ah *ah = ahs_.pop_front()) {
+			ah->pd.usecnt--;
+			ah->put();
+		}
+		while (Mr *mr = mrs_.front())
+			dereg_mr_locked(mr);
+		while (Pd *pd = pds_.pop_front())
+			delete pd;
+	}
+	Device &d = dev;
+	delete this;
+	d.put();
+}
+
+bool Context::owns(Pd *pd)
+{
+	for (Pd &p : pds_)
+		if (&p == pd)
+			return true;
+	return false;
+}
+
+Result<Pd *> Context::alloc_pd()
+{
+	MutexGuard g(lock_);
+	if (pds_.size() >= dev.attr().max_pd)
+		return Error(err::ENOMEM);
+	auto *pd = new (Gfp::Sleep) Pd(*this, next_pd_++);
+	if (!pd)
+		return Error(err::ENOMEM);
+	pds_.push_back(*pd);
+	return pd;
+}
+
+/* IBA 11.2.3.2: a PD still referenced by QPs, MRs or AHs cannot be freed. */
+Result<void> Context::dealloc_pd(Pd *pd)
+{
+	MutexGuard g(lock_);
+	if (!owns(pd))
+		return Error(err::EINVAL);
+	if (pd->usecnt)
+		return Error(err::EBUSY);
+	pds_.remove(*pd);
+	delete pd;
+	return ok();
+}
+
+Result<Mr *> Context::get_dma_mr(Pd *pd, uint32_t access)
+{
+	return reg_kernel_mr(pd, nullptr, 0, access);
+}
+
+/*
+ * IBA 11.2.8.1 Register Memory Region.  addr == nullptr with len 0 is the
+ * DMA MR (all kernel memory).  IBA 10.6.3.2: remote write or atomic access
+ * requires local write.
+ */
+Result<Mr *> Context::reg_kernel_mr(Pd *pd, void *addr, uint64_t len, uint32_t access)
+{
+	if (access & ~access::all)
+		return Error(err::EINVAL);
+	if ((access & (access::remote_write | access::remote_atomic)) &&
+	    !(access & access::local_write))
+		return Error(err::EINVAL);
+	bool dma = addr == nullptr && len == 0;
+	if (!dma && (!addr || len == 0 || len > dev.attr().max_mr_size))
+		return Error(err::EINVAL);
+	MutexGuard g(lock_);
+	if (!owns(pd))
+		return Error(err::EINVAL);
+	uintptr_t kva = reinterpret_cast<uintptr_t>(addr);
+	auto *mr = new (Gfp::Sleep) Mr(*pd, dma ? MrKind::Dma : MrKind::Kernel, kva, len, kva, access);
+	if (!mr)
+		return Error(err::ENOMEM);
+	auto key = dev.insert_mr(*mr);
+	if (!key) {
+		delete mr;
+		return key.error();
+	}
+	mr->lkey = key.value();
+	mr->rkey = access & (access::remote_read | access::remote_write | access::remote_atomic)
+			   ? key.value()
+			   : 0;
+	pd->usecnt++;
+	mrs_.push_back(*mr);
+	return mr;
+}
+
+void Context::dereg_mr_locked(Mr *mr)
+{
+	mrs_.remove(*mr);
+	dev.erase_mr(*mr);
+	drain(mr, mr->drained_);
+	mr->pd.usecnt--;
+	delete mr;
+}
+
+Result<void> Context::dereg_mr(Mr *mr)
+{
+	MutexGuard g(lock_);
+	if (!mr || &mr->pd.ctx != this || !mr->node.linked())
+		return Error(err::EINVAL);
+	dereg_mr_locked(mr);
+	return ok();
+}
+
+Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg)
+{
+	if (cqe == 0 || cqe > dev.attr().max_cqe)
+		return Error(err::EINVAL);
+	auto ring = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, size_t(cqe) + 1));
+	MutexGuard g(lock_);
+	if (cqs_.size() >= dev.attr().max_cq)
+		return Error(err::ENOMEM);
+	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg);
+	if (!cq)
+		return Error(err::ENOMEM);
+	cqs_.push_back(*cq);
+	return cq;
+}
+
+void Context::destroy_cq_locked(Cq *cq)
+{
+	cqs_.remove(*cq);
+	drain(cq, cq->drained_);
+	delete cq;
+}
+
+/* IBA 11.2.6.4: a CQ still associated with a QP cannot be destroyed. */
+Result<void> Context::destroy_cq(Cq *cq)
+{
+	MutexGuard g(lock_);
+	if (!cq || &cq->ctx != this || !cq->node.linked())
+		return Error(err::EINVAL);
+	if (cq->usecnt)
+		return Error(err::EBUSY);
+	destroy_cq_locked(cq);
+	return ok();
+}
+
+/* IBA 11.2.4.1 Create QP: types, caps against the device, CQs of this owner. */
+Result<Qp *> Context::create_qp(Pd *pd, const QpInitAttr &init)
+{
+	const DeviceAttr &a = dev.attr();
+	if (!init.send_cq || !init.recv_cq || &init.send_cq->ctx != this ||
+	    &init.recv_cq->ctx != this)
+		return Error(err::EINVAL);
+	if (init.cap.max_send_wr > a.max_qp_wr || init.cap.max_recv_wr > a.max_qp_wr ||
+	    init.cap.max_send_sge > a.max_send_sge || init.cap.max_recv_sge > a.max_recv_sge ||
+	    init.cap.max_inline_data > a.max_inline_data)
+		return Error(err::EINVAL);
+	bool special = init.type == QpType::Smi || init.type == QpType::Gsi;
+	if (special && (init.port < dev.first_port() ||
+			init.port >= dev.first_port() + dev.num_ports()))
+		return Error(err::EINVAL);
+	MutexGuard g(lock_);
+	if (!owns(pd))
+		return Error(err::EINVAL);
+	Qp *qp = WEFT_TRY(dev.create_qp(*pd, init));
+	pd->usecnt++;
+	init.send_cq->usecnt++;
+	init.recv_cq->usecnt++;
+	qps_.push_back(*qp);
+	return qp;
+}
+
+/* IBA 11.2.5: the core checks the request, the driver applies it. */
+Result<void> Context::modify_qp(Qp *qp, const QpAttr &attr, uint32_t mask)
+{
+	{
+		MutexGuard g(lock_);
+		if (!qp || &qp->pd.ctx != this || !qp->node.linked())
+			return Error(err::EINVAL);
+	}
+	MutexGuard g(qp->modify_lock_);
+	uint8_t port = (mask & qp_attr::port) ? attr.port_num : qp->port;
+	PortAttr pa;
+	ModifyLimits lim;
+	lim.dev = &dev.attr();
+	lim.num_ports = dev.num_ports();
+	if (port >= 1 && port <= dev.num_ports() && dev.query_port(port, pa).ok()) {
+		lim.pkey_tbl_len = pa.pkey_tbl_len;
+		lim.gid_tbl_len = pa.gid_tbl_len;
+		lim.max_mtu = pa.max_mtu;
+	}
+	WEFT_TRY(check_modify(qp->type, qp->state(), attr, mask, lim));
+	WEFT_TRY(qp->modify(attr, mask));
+	if (mask & qp_attr::port)
+		qp->port = attr.port_num;
+	return ok();
+}
+
+void Context::destroy_qp_locked(Qp *qp)
+{
+	qps_.remove(*qp);
+	qp->shutdown();
+	drain(qp, qp->drained_);
+	qp->pd.usecnt--;
+	qp->send_cq.usecnt--;
+	qp->recv_cq.usecnt--;
+	delete qp;
+}
+
+Result<void> Context::destroy_qp(Qp *qp)
+{
+	MutexGuard g(lock_);
+	if (!qp || &qp->pd.ctx != this || !qp->node.linked())
+		return Error(err::EINVAL);
+	destroy_qp_locked(qp);
+	return ok();
+}
+
+/* IBA 11.2.2.1 Create Address Handle. */
+Result<Ah *> Context::create_ah(Pd *pd, const AhAttr &attr)
+{
+	if (attr.port < 1 || attr.port > dev.num_ports() || attr.sl > 15 || attr.dlid == 0)
+		return Error(err::EINVAL);
+	MutexGuard g(lock_);
+	if (!owns(pd))
+		return Error(err::EINVAL);
+	auto *ah = new (Gfp::Sleep) Ah(*pd, attr);
+	if (!ah)
+		return Error(err::ENOMEM);
+	pd->usecnt++;
+	ahs_.push_back(*ah);
+	return ah;
+}
+
+Result<void> Context::destroy_ah(Ah *ah)
+{
+	MutexGuard g(lock_);
+	if (!ah || &ah->pd.ctx != this || !ah->node.linked())
+		return Error(err::EINVAL);
+	ahs_.remove(*ah);
+	ah->pd.usecnt--;
+	ah->put();
+	return ok();
+}
+
+} // namespace weft::verbs

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Completion queues (IBA 10.8.2, 11.4.2). */
+#include <weft/verbs/verbs.h>
+
+namespace weft::verbs {
+
+Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg)
+	: ctx(c), lock_(WEFT_LOCK_CLASS("weft_verbs_cq")), ring_(move(ring)),
+	  ring_size_(ring_.size()), handler_(h), arg_(arg)
+{
+}
+
+size_t Cq::poll(Span<Wc> out)
+{
+	SpinGuardIrq g(lock_);
+	size_t n = 0;
+	while (n < out.size() && head_ != tail_) {
+		out[n++] = ring_[head_];
+		head_ = (head_ + 1) % ring_size_;
+	}
+	return n;
+}
+
+bool Cq::req_notify(bool solicited_only)
+{
+	SpinGuardIrq g(lock_);
+	/* IBA 11.4.2.2: a request for "next" is not weakened by a later "solicited". */
+	if (arm_ != Arm::Next)
+		arm_ = solicited_only ? Arm::Solicited : Arm::Next;
+	return head_ != tail_;
+}
+
+void Cq::push(const Wc &wc, bool solicited)
+{
+	bool overflow = false, notify = false;
+	{
+		SpinGuardIrq g(lock_);
+		size_t next = (tail_ + 1) % ring_size_;
+		if (error_ || next == head_) {
+			/* IBA 11.6.3.1: CQ overrun is an affiliated asynchronous error. */
+			overflow = !error_;
+			error_ = true;
+		} else {
+			ring_[tail_] = wc;
+			tail_ = next;
+			/* IBA 11.4.2.2: unsuccessful completions also satisfy "solicited". */
+			bool sol = solicited || wc.status != WcStatus::Success;
+			if (arm_ == Arm::Next || (arm_ == Arm::Solicited && sol)) {
+				arm_ = Arm::None;
+				notify = handler_ != nullptr;
+			}
+		}
+	}
+	if (overflow)
+		ctx.dev.dispatch_event(Event{EventType::CqErr, &ctx.dev, 0, nullptr, this});
+	if (notify)
+		handler_(*this, arg_);
+}
+
+Result<void> Cq::resize(uint32_t cqe)
+{
+	auto fresh = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, size_t(cqe) + 1));
+	SpinGuardIrq g(lock_);
+	size_t used = (tail_ + ring_size_ - head_) % ring_size_;
+	if (used > cqe)
+		return Error(err::EINVAL);
+	for (size_t i = 0; i < used; i++)
+		fresh[i] = ring_[(head_ + i) % ring_size_];
+	swap(ring_, fresh);
+	ring_size_ = ring_.size();
+	head_ = 0;
+	tail_ = used;
+	return ok();
+}
+
+} // namespace weft::verbs

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The verbs API (IBA Vol 1 ch. 11) as the mid-layer offers it to ULPs, and
+ * the contract HCA drivers implement.
+ *
+ * Ownership: every verbs object belongs to exactly one Context, the
+ * resource owner (a kernel client's use of one device; later a user
+ * process).  Objects are created and destroyed through their Context, which
+ * keeps them on intrusive lists, refuses to destroy an object still in use
+ * (EBUSY, IBA 11.2: a PD with MRs or QPs, a CQ with QPs), and on close
+ * destroys whatever is left in dependency order.  Refcounts exist so that a
+ * data path holding an object (a packet in flight for a QP, an MR being
+ * copied into) keeps it alive; destroy is two-phase: the object is unlinked
+ * and stopped, in-flight users drain, then it is freed.
+ *
+ * Devices register with the registry; Clients (ULPs) get add/remove
+ * callbacks for every device, present and future.  All of this is process
+ * context; the data path verbs (post_send, post_recv, poll, req_notify) may
+ * be called from any context that does not hold a spinlock of the same QP/CQ.
+ */
+#ifndef WEFT_VERBS_VERBS_H
+#define WEFT_VERBS_VERBS_H
+
+#include <weft/alloc.h>
+#include <weft/list.h>
+#include <weft/lock.h>
+#include <weft/ref.h>
+#include <weft/verbs/types.h>
+#include <weft/wait.h>
+#include <weft/work.h>
+
+namespace weft::verbs {
+
+class Device;
+class Context;
+class Pd;
+class Cq;
+class Qp;
+
+struct Event {
+	EventType type;
+	Device *device;
+	uint8_t port = 0;
+	Qp *qp = nullptr;
+	Cq *cq = nullptr;
+};
+
+/* Receives asynchronous events (IBA 11.6.3); called in process context. */
+class EventHandler {
+public:
+	virtual void handle(const Event &e) = 0;
+	ListNode node;
+
+protected:
+	~EventHandler() = default;
+};
+
+/* A ULP: told about every device that comes and goes (process context). */
+class Client {
+public:
+	explicit Client(const char *name) : name_(name) {}
+	WEFT_NOCOPY(Client);
+	virtual Result<void> add(Device &dev) = 0;
+	/* Must release everything the client holds on @dev before returning. */
+	virtual void remove(Device &dev) = 0;
+	const char *name() const { return name_; }
+	ListNode node;
+
+protected:
+	~Client() = default;
+
+private:
+	const char *name_;
+};
+
+Result<void> register_client(Client &c);
+void unregister_client(Client &c);
+
+/* Protection domain (IBA 10.2.3). */
+class Pd {
+public:
+	Context &ctx;
+	uint32_t handle;
+	ListNode node;
+	int usecnt = 0; /* MRs, QPs and AHs using it; under the context's mutex */
+
+	Pd(Context &c, uint32_t h) : ctx(c), handle(h) {}
+	WEFT_NOCOPY(Pd);
+};
+
+/* Address handle (IBA 10.2.2): an address vector for UD sends. */
+class Ah : public RefCounted<Ah> {
+public:
+	Pd &pd;
+	AhAttr attr;
+	ListNode node;
+
+	Ah(Pd &p, const AhAttr &a) : pd(p), attr(a) {}
+};
+
+enum class MrKind : uint8_t { Dma, Kernel };
+
+/*
+ * Memory region (IBA 10.6): a range of kernel virtual memory registered
+ * for local (lkey) and, with remote rights, remote (rkey) access.  A DMA MR
+ * covers all kernel memory (the kernel's "local DMA lkey" idea; here the
+ * addresses are kernel virtual).  The key's low byte is the consumer-owned
+ * variant (IBA 10.6.3.3); the upper 24 bits index the device's key table.
+ */
+class Mr : public RefCounted<Mr> {
+public:
+	Pd &pd;
+	MrKind kind;
+	uint64_t iova;
+	uint64_t length;
+	uintptr_t kva; /* kernel address of iova */
+	uint32_t access;
+	uint32_t lkey = 0, rkey = 0;
+	ListNode node;
+
+	Mr(Pd &p, MrKind k, uint64_t va, uint64_t len, uintptr_t kaddr, uint32_t acc)
+		: pd(p), kind(k), iova(va), length(len), kva(kaddr), access(acc)
+	{
+	}
+
+	/*
+	 * Kernel address of [va, va+len) if it lies inside the region and the
+	 * region grants @need (access:: bits; 0 for local read, which every
+	 * MR allows).  EFAULT outside the bounds, EACCES without the right.
+	 */
+	Result<uint8_t *> map(uint64_t va, uint64_t len, uint32_t need) const;
+
+	/* The last reference wakes the deregistering thread (two-phase). */
+	static void release(Mr *mr) { mr->drained_.complete(); }
+
+private:
+	friend class Context;
+	Completion drained_;
+};
+
+/* Completion queue (IBA 10.8.2, 11.4). */
+class Cq : public RefCounted<Cq> {
+public:
+	using CompHandler = void (*)(Cq &cq, void *arg);
+
+	Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg);
+	WEFT_NOCOPY(Cq);
+
+	/* Up to out.size() completions, oldest first. */
+	size_t poll(Span<Wc> out);
+	/*
+	 * Arm: the next completion (the next solicited one with
+	 * @solicited_only) calls the completion handler once (IBA 11.4.2.2).
+	 * Returns true if completions are already waiting (the caller
+	 * should poll again: IB_CQ_REPORT_MISSED_EVENTS).
+	 */
+	bool req_notify(bool solicited_only);
+	uint32_t capacity() const { return static_cast<uint32_t>(ring_size_) - 1; }
+	/* IBA 11.2.6.3 Resize CQ: EINVAL if the entries present do not fit. */
+	Result<void> resize(uint32_t cqe);
+
+	/*
+	 * Driver side.  Add a completion; call with no QP or CQ lock held (the
+	 * handler may post).  On overflow the completion is lost, the CQ
+	 * enters the error state and a CqErr event is raised (IBA 11.6.3.1).
+	 */
+	void push(const Wc &wc, bool solicited);
+	bool in_error() const { return error_; }
+
+	Context &ctx;
+	ListNode node;
+	int usecnt = 0; /* QPs using it; under the context's mutex */
+	static void release(Cq *cq) { cq->drained_.complete(); }
+
+private:
+	friend class Context;
+	Completion drained_;
+	SpinLock lock_;
+	Array<Wc> ring_; /* one slot always empty */
+	size_t ring_size_;
+	size_t head_ = 0, tail_ = 0; /* consume at head, produce at tail */
+	enum class Arm : uint8_t { None, Next, Solicited } arm_ = Arm::None;
+	bool error_ = false;
+	CompHandler handler_;
+	void *arg_;
+};
+
+struct QpInitAttr {
+	QpType type = QpType::Rc;
+	Cq *send_cq = nullptr;
+	Cq *recv_cq = nullptr;
+	QpCap cap;
+	bool sq_sig_all = false; /* IBA 11.2.4.1: every WR signalled */
+	uint8_t port = 0;	 /* for Smi/Gsi: which port's special QP */
+	EventHandler *events = nullptr;
+};
+
+/*
+ * Queue pair: implemented by the driver.  The core validates every Modify QP
+ * (IBA 10.3, 11.2.5) before calling modify(); the driver owns the state,
+ * since its data path also moves a QP to Sqe or Err.
+ */
+class Qp : public RefCounted<Qp> {
+public:
+	Device &dev;
+	Pd &pd;
+	const QpType type;
+	const uint32_t qpn;
+	Cq &send_cq, &recv_cq;
+	QpCap cap;
+	const bool sq_sig_all;
+	uint8_t port;
+	EventHandler *events;
+	ListNode node;
+
+	virtual ~Qp() = default;
+	/* The last reference wakes destroy_qp(), which frees (two-phase). */
+	static void release(Qp *qp) { qp->drained_.complete(); }
+
+	/* IBA 11.4.1.1: EINVAL for a malformed WR, ENOMEM when the queue is full. */
+	virtual Result<void> post_send(const SendWr &wr) = 0;
+	virtual Result<void> post_recv(const RecvWr &wr) = 0;
+	virtual QpState state() const = 0;
+	virtual void query(QpAttr &out) const = 0;
+
+	/* Core-validated attribute change; EINVAL if the driver disagrees. */
+	virtual Result<void> modify(const QpAttr &attr, uint32_t mask) = 0;
+	/*
+	 * Phase one of destroy: stop accepting work, let in-flight packets and
+	 * callbacks drain, flush nothing (destroy does not complete WRs).  After
+	 * it returns, no completion for this QP reaches its CQs.
+	 */
+	virtual void shutdown() = 0;
+
+	/* Async event for this QP (IBA 11.6.3.1), to its handler if any. */
+	void raise(EventType t);
+
+protected:
+	Qp(Device &d, Pd &p, const QpInitAttr &init, uint32_t num);
+
+private:
+	friend class Context;
+	Mutex modify_lock_;
+	Completion drained_;
+};
+
+/*
+ * A resource owner on one device.  Every create/destroy verb goes through
+ * it; close() destroys what is left (QPs, CQs, AHs, MRs, PDs, in that
+ * order) and frees the context.
+ */
+class Context {
+public:
+	static Result<Context *> open(Device &dev, const char *owner);
+	/* With @expect_empty, objects still owned are reported as leaks. */
+	void close(bool expect_empty = true);
+
+	Result<Pd *> alloc_pd();
+	Result<void> dealloc_pd(Pd *pd);
+	Result<Mr *> get_dma_mr(Pd *pd, uint32_t access);
+	Result<Mr *> reg_kernel_mr(Pd *pd, void *addr, uint64_t len, uint32_t access);
+	Result<void> dereg_mr(Mr *mr);
+	Result<Cq *> create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg);
+	Result<void> destroy_cq(Cq *cq);
+	Result<Qp *> create_qp(Pd *pd, const QpInitAttr &init);
+	Result<void> modify_qp(Qp *qp, const QpAttr &attr, uint32_t mask);
+	Result<void> destroy_qp(Qp *qp);
+	Result<Ah *> create_ah(Pd *pd, const AhAttr &attr);
+	Result<void> destroy_ah(Ah *ah);
+
+	Device &dev;
+	const char *const owner;
+	ListNode node; /* on the device's context list */
+
+private:
+	Context(Device &d, const char *o);
+	~Context() = default;
+	bool owns(Pd *pd);
+	void destroy_qp_locked(Qp *qp);
+	void destroy_cq_locked(Cq *cq);
+	void dereg_mr_locked(Mr *mr);
+
+	Mutex lock_; /* guards the lists below and the objects' usecnt */
+	uint32_t next_pd_ = 1;
+	List<Pd, &Pd::node> pds_;
+	List<Mr, &Mr::node> mrs_;
+	List<Cq, &Cq::node> cqs_;
+	List<Qp, &Qp::node> qps_;
+	List<Ah, &Ah::node> ahs_;
+};
+
+/* The port and device queries a driver answers (IBA 11.2.1). */
+class Device : public RefCounted<Device> {
+public:
+	virtual ~Device();
+	static void release(Device *d) { delete d; }
+
+	virtual Result<void> query_port(uint8_t port, PortAttr &out) = 0;
+	virtual Result<Gid> query_gid(uint8_t port, uint32_t index) = 0;
+	virtual Result<uint16_t> query_pkey(uint8_t port, uint16_t index) = 0;
+	virtual Result<Qp *> create_qp(Pd &pd, const QpInitAttr &init) = 0;
+
+	const char *name() const { return name_; }
+	NodeType node_type() const { return node_type_; }
+	uint8_t first_port() const { return node_type_ == NodeType::Switch ? 0 : 1; }
+	uint8_t num_ports() const { return num_ports_; }
+	const DeviceAttr &attr() const { return attr_; }
+
+	/* Key table: the MR with this lkey/rkey, with a reference. */
+	Ref<Mr> lookup_mr(uint32_t key, bool remote);
+
+	/* Port events from the driver (PortActive, PortErr, LidChange, ...). */
+	void dispatch_event(const Event &e);
+	void add_event_handler(EventHandler &h);
+	void remove_event_handler(EventHandler &h);
+
+	ListNode node;
+
+protected:
+	Device(NodeType t, uint8_t num_ports, const DeviceAttr &a);
+
+	/* Name format for registration, e.g. "weft%d" or "weftsw%d". */
+	const char *name_fmt_ = "weft%d";
+
+private:
+	friend class Context;
+	friend Result<void> register_device(Device &dev);
+	friend void unregister_device(Device &dev);
+	friend class Registry;
+
+	Result<uint32_t> insert_mr(Mr &mr);
+	void erase_mr(Mr &mr);
+
+	char name_[20] = {};
+	NodeType node_type_;
+	uint8_t num_ports_;
+	DeviceAttr attr_;
+	bool registered_ = false;
+
+	/* Contexts open on this device. */
+	Protected<List<Context, &Context::node>, Mutex> contexts_;
+
+	SpinLock keys_lock_;
+	Array<Mr *> keys_; /* index = key >> 8 */
+	uint8_t key_variant_ = 0;
+
+	Protected<List<EventHandler, &EventHandler::node>, Mutex> handlers_;
+};
+
+/*
+ * Driver side: make a device visible (named from its name format, sysfs,
+ * clients' add()), and take it away again (clients' remove(), contexts
+ * still open are closed and reported, sysfs removed).  The registry holds a
+ * reference from register to unregister.
+ */
+Result<void> register_device(Device &dev);
+void unregister_device(Device &dev);
+
+/* Look a device up by name, with a reference (for tests and tools). */
+Ref<Device> find_device(const char *name);
+
+} // namespace weft::verbs
+
+#endif
