@@ -1,20 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * weft_hca: the soft HCA driver.  So far it holds the IBA packet layer
- * (opcode table, parse/build); devices, the switch and the fabric follow.
+ * weft_hca: the soft HCA driver.  At load it builds the default subnet:
+ * `hcas` single-port HCAs cabled to one switch of `switch_ports` ports.
+ * With `autoconf=1` (a test-only stand-in until the subnet manager can run)
+ * every port gets a LID, the switch's forwarding table is filled and the
+ * ports go ACTIVE.
  */
 #include <linux/module.h>
 
+#include "hca_module.h"
+
+static unsigned int hcas = 2;
+module_param(hcas, uint, 0444);
+MODULE_PARM_DESC(hcas, "HCAs in the default subnet (1-16)");
+
+static unsigned int switch_ports = 8;
+module_param(switch_ports, uint, 0444);
+MODULE_PARM_DESC(switch_ports, "external ports of the default switch (>= hcas, <= 63)");
+
+static bool autoconf = true;
+module_param(autoconf, bool, 0444);
+MODULE_PARM_DESC(autoconf, "test only: assign LIDs, program the switch, ports ACTIVE");
+
 static int __init weft_hca_init(void)
 {
-	return 0;
+	int ret = 0;
+
+	weft_hca_fabric_init();
+	if (hcas)
+		ret = weft_hca_topology_create(hcas, switch_ports, autoconf);
+	if (ret)
+		weft_hca_fabric_exit();
+	return ret;
 }
 
 static void __exit weft_hca_exit(void)
 {
+	weft_hca_topology_destroy();
+	weft_hca_fabric_exit();
 }
 
 module_init(weft_hca_init);
 module_exit(weft_hca_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Weft InfiniBand stack: soft HCA (IBA packet layer)");
+MODULE_DESCRIPTION("Weft InfiniBand stack: soft HCA, soft switch and fabric");

@@ -101,13 +101,14 @@ Result<Packet> parse(ConstBytes wire)
 Result<size_t> packet_length(const PacketSpec &s)
 {
 	const OpcodeInfo &op = opcode_info(s.opcode);
-	if (!op.valid || (!op.payload && !s.payload.empty()))
+	const size_t plen = s.payload_size();
+	if (!op.valid || (!op.payload && plen))
 		return Error(err::EINVAL);
-	if (s.payload.size() > max_packet_bytes)
+	if (plen > max_packet_bytes)
 		return Error(err::EMSGSIZE);
 	const size_t headers = sizeof(Lrh) + (s.sgid && s.dgid ? sizeof(Grh) : 0) + sizeof(Bth) +
 			       op.ext_bytes();
-	const size_t through_icrc = headers + ((s.payload.size() + 3) & ~size_t(3)) + icrc_bytes;
+	const size_t through_icrc = headers + ((plen + 3) & ~size_t(3)) + icrc_bytes;
 	if (through_icrc > max_packet_bytes)
 		return Error(err::EMSGSIZE);
 	return through_icrc + vcrc_bytes;
@@ -200,7 +201,8 @@ Result<size_t> build(Bytes out, const PacketSpec &s)
 	if (len > out.size())
 		return Error(err::ENOSPC);
 	const OpcodeInfo &op = opcode_info(s.opcode);
-	const uint8_t pad = static_cast<uint8_t>((4 - s.payload.size() % 4) % 4);
+	const size_t plen = s.payload_size();
+	const uint8_t pad = static_cast<uint8_t>((4 - plen % 4) % 4);
 	Cursor<uint8_t> c(WEFT_TRY(out.first(len)));
 
 	bool ok = WEFT_TRY(build_lrh(c, s, len));
@@ -212,9 +214,11 @@ Result<size_t> build(Bytes out, const PacketSpec &s)
 		return Error(err::EINVAL);
 	/* Payload, zero pad, then the CRCs over all of it. */
 	Bytes rest = c.rest();
-	if (!s.payload.empty())
-		__builtin_memcpy(rest.data(), s.payload.data(), s.payload.size());
-	__builtin_memset(rest.data() + s.payload.size(), 0, rest.size() - s.payload.size());
+	if (s.fill)
+		WEFT_TRY(s.fill(s.fill_ctx, WEFT_TRY(rest.first(plen))));
+	else if (plen)
+		__builtin_memcpy(rest.data(), s.payload.data(), plen);
+	__builtin_memset(rest.data() + plen, 0, rest.size() - plen);
 	WEFT_TRY(seal(WEFT_TRY(out.first(len))));
 	return len;
 }

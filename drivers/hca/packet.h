@@ -65,6 +65,16 @@ struct PacketSpec {
 	uint64_t orig = 0;
 	uint32_t imm = 0, inv_rkey = 0;
 	ConstBytes payload;
+	/*
+	 * Or: @fill writes @fill_len payload bytes straight into the packet
+	 * (a gather from registered memory without a bounce buffer); its
+	 * error fails the build.
+	 */
+	Result<void> (*fill)(void *ctx, Bytes dst) = nullptr;
+	void *fill_ctx = nullptr;
+	size_t fill_len = 0;
+
+	size_t payload_size() const { return fill ? fill_len : payload.size(); }
 };
 
 /* Wire length of the packet @s describes, VCRC included. */

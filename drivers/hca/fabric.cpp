@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The soft fabric: cables, link state and the test-only autoconfiguration. */
+#include <weft/log.h>
+
+#include "fabric.h"
+#include "hca_module.h"
+#include "switch.h"
+
+namespace weft::hca {
+
+namespace {
+const Logger log("weft_hca");
+
+Fabric *fabric;
+alignas(Fabric) unsigned char fabric_storage[sizeof(Fabric)];
+} // namespace
+
+Result<Own<PacketBuf>> PacketBuf::alloc(Gfp gfp, uint32_t cap)
+{
+	void *mem = weft_kmalloc(sizeof(PacketBuf) + cap, gfp_flags(gfp));
+	if (!mem)
+		return Error(err::ENOMEM);
+	auto *b = new (mem) PacketBuf();
+	b->cap = cap;
+	return Own<PacketBuf>(b);
+}
+
+void Port::transmit(Own<PacketBuf> pkt)
+{
+	RcuReadGuard rcu;
+	Port *p = peer();
+	if (!p) {
+		PortCounters::bump(counters.xmit_discards);
+		return;
+	}
+	PortCounters::bump(counters.xmit_packets);
+	PortCounters::bump(counters.xmit_words, pkt->len / 4);
+	PortCounters::bump(p->counters.rcv_packets);
+	PortCounters::bump(p->counters.rcv_words, pkt->len / 4);
+	p->node.receive(*p, move(pkt));
+}
+
+Fabric::Fabric() : lock(WEFT_LOCK_CLASS("weft_hca_fabric")) {}
+
+Fabric &Fabric::get()
+{
+	return *fabric;
+}
+
+uint64_t Fabric::next_guid()
+{
+	/* A locally administered EUI-64 range: 0x02 in the top byte. */
+	return 0x0200000000000000ull | 0x00574654ull << 24 | __atomic_add_fetch(&guid_seq_, 1, __ATOMIC_RELAXED);
+}
+
+void Fabric::add(Node &n)
+{
+	MutexGuard g(lock);
+	nodes.push_back(n);
+}
+
+void Fabric::remove(Node &n)
+{
+	MutexGuard g(lock);
+	for (uint8_t i = 0; i <= n.port_count(); i++) {
+		Port *p = n.port(i);
+		if (p && p->peer_) {
+			Port *q = p->peer_;
+			__atomic_store_n(&p->peer_, nullptr, __ATOMIC_RELEASE);
+			__atomic_store_n(&q->peer_, nullptr, __ATOMIC_RELEASE);
+			q->state = verbs::PortState::Down;
+			q->phys = verbs::PhysState::Polling;
+			q->node.link_changed(*q);
+		}
+	}
+	nodes.remove(n);
+	/* No packet is on its way into @n once this returns. */
+	weft_synchronize_rcu();
+}
+
+/* IBA 5.4 / 7.2: after link training both ends are LinkUp, PortState Init. */
+Result<void> Fabric::connect(Port &a, Port &b)
+{
+	MutexGuard g(lock);
+	if (&a == &b || a.peer_ || b.peer_ || a.num == 0 || b.num == 0)
+		return Error(err::EBUSY);
+	Port *ends[] = {&a, &b};
+	for (Port *p : ends) {
+		p->phys = verbs::PhysState::LinkUp;
+		p->state = verbs::PortState::Init;
+	}
+	__atomic_store_n(&a.peer_, &b, __ATOMIC_RELEASE);
+	__atomic_store_n(&b.peer_, &a, __ATOMIC_RELEASE);
+	a.node.link_changed(a);
+	b.node.link_changed(b);
+	return ok();
+}
+
+void Fabric::disconnect(Port &p)
+{
+	{
+		MutexGuard g(lock);
+		Port *q = p.peer_;
+		if (!q)
+			return;
+		__atomic_store_n(&p.peer_, nullptr, __ATOMIC_RELEASE);
+		__atomic_store_n(&q->peer_, nullptr, __ATOMIC_RELEASE);
+		Port *ends[] = {&p, q};
+		for (Port *x : ends) {
+			x->phys = verbs::PhysState::Polling;
+			x->state = verbs::PortState::Down;
+			PortCounters::bump(x->counters.link_downed);
+			x->node.link_changed(*x);
+		}
+	}
+	weft_synchronize_rcu();
+}
+
+namespace {
+
+struct Hop {
+	Node *node;
+	uint8_t first_port; /* the port of the origin switch this node is reached by */
+};
+
+/* Breadth-first from @sw: program its LFT with the first hop to every LID. */
+Result<void> route_switch(Switch &sw, size_t node_count)
+{
+	auto queue = WEFT_TRY(Array<Hop>::make(Gfp::Sleep, node_count));
+	size_t head = 0, tail = 0;
+	queue[tail++] = Hop{&sw, 0};
+	auto seen = [&](Node *n) {
+		for (size_t i = 0; i < tail; i++)
+			if (queue[i].node == n)
+				return true;
+		return false;
+	};
+	while (head < tail) {
+		Hop h = queue[head++];
+		uint8_t first = h.node->is_switch() ? 0 : 1;
+		for (uint8_t i = first; i <= h.node->port_count(); i++) {
+			Port *p = h.node->port(i);
+			if (!p)
+				continue;
+			if (p->lid && (!h.node->is_switch() || i == 0)) {
+				for (uint32_t l = 0; l < (1u << p->lmc); l++)
+					sw.set_lft(static_cast<uint16_t>(p->lid + l), h.first_port);
+			}
+			Port *q = p->peer();
+			/* Only switches relay; an HCA is a leaf. */
+			if (!q || (h.node != &sw && !h.node->is_switch()) || seen(&q->node))
+				continue;
+			if (tail < node_count)
+				queue[tail++] = Hop{&q->node, h.node == &sw ? i : h.first_port};
+		}
+	}
+	return ok();
+}
+
+} // namespace
+
+void Fabric::autoconfigure()
+{
+	MutexGuard g(lock);
+	uint16_t next_lid = 1;
+	size_t count = 0;
+	for (Node &n : nodes) {
+		count++;
+		for (uint8_t i = n.is_switch() ? 0 : 1; i <= n.port_count(); i++) {
+			Port *p = n.port(i);
+			if (p && (i == 0 || p->peer()))
+				p->lid = next_lid++;
+		}
+	}
+	for (Node &n : nodes) {
+		if (!n.is_switch())
+			continue;
+		auto r = route_switch(static_cast<Switch &>(n), count);
+		if (!r)
+			log.err("autoconfigure: routing failed (errno %d)", r.error().code());
+	}
+	for (Node &n : nodes) {
+		for (uint8_t i = n.is_switch() ? 0 : 1; i <= n.port_count(); i++) {
+			Port *p = n.port(i);
+			if (!p || (i != 0 && !p->peer()))
+				continue;
+			p->sm_lid = 0;
+			p->state = verbs::PortState::Active;
+			n.link_changed(*p);
+		}
+	}
+	log.info("autoconfigure: %u LIDs assigned, ports ACTIVE", next_lid - 1);
+}
+
+} // namespace weft::hca
+
+void weft_hca_fabric_init(void)
+{
+	weft::hca::fabric = new (weft::hca::fabric_storage) weft::hca::Fabric();
+}
+
+void weft_hca_fabric_exit(void)
+{
+	weft::hca::fabric->~Fabric();
+	weft::hca::fabric = nullptr;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The soft fabric: nodes (HCAs, switches) with ports, and cables between
+ * ports that carry real IBA packets (IBA Vol 1 ch. 5-7).
+ *
+ * Data path: Port::transmit() hands a packet to the peer port's node
+ * (Node::receive), under RCU, so a cable can be cut while packets flow:
+ * cutting unpublishes the peers and waits for a grace period.  receive()
+ * never sleeps; HCAs queue the packet to the destination QP's engine.
+ */
+#ifndef WEFT_HCA_FABRIC_H
+#define WEFT_HCA_FABRIC_H
+
+#include <weft/alloc.h>
+#include <weft/list.h>
+#include <weft/lock.h>
+#include <weft/verbs/types.h>
+
+namespace weft::hca {
+
+/* One packet on the wire: LRH through VCRC in data[0, len). */
+struct PacketBuf {
+	ListNode node;
+	uint32_t len = 0;
+	uint32_t cap = 0;
+	uint8_t *data() { return reinterpret_cast<uint8_t *>(this + 1); }
+	ConstBytes bytes() { return ConstBytes(data(), len); }
+
+	/* Room for @cap bytes after the header; Own<> frees it. */
+	static Result<Own<PacketBuf>> alloc(Gfp gfp, uint32_t cap);
+};
+
+using PacketQueue = List<PacketBuf, &PacketBuf::node>;
+
+/* Per-port counters (IBA 16.1.3.5 PortCounters), updated lock-free. */
+struct PortCounters {
+	uint64_t xmit_packets, rcv_packets;
+	uint64_t xmit_words, rcv_words; /* 32-bit words, as IBA counts data */
+	uint64_t xmit_discards;		 /* no link, port not ACTIVE, no route */
+	uint64_t rcv_errors;		 /* malformed or bad CRC */
+	uint64_t vl15_dropped;
+	uint64_t bad_pkey, bad_qkey;
+	uint64_t link_downed;
+	uint64_t no_dest_qp; /* Weft: well-formed, but no such QP */
+	uint64_t unicast_xmit, unicast_rcv, multicast_xmit, multicast_rcv;
+
+	static void bump(uint64_t &c, uint64_t n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
+};
+
+class Node;
+
+class Port {
+public:
+	Port(Node &n, uint8_t num) : node(n), num(num) {}
+	WEFT_NOCOPY(Port);
+
+	/* Send one packet out of this port; it is dropped (and counted) without a link. */
+	void transmit(Own<PacketBuf> pkt);
+
+	Node &node;
+	const uint8_t num;
+	uint64_t guid = 0;
+	/* PortInfo fields (IBA 14.2.5.6) this port holds. */
+	uint16_t lid = 0, sm_lid = 0;
+	uint8_t lmc = 0, sm_sl = 0;
+	verbs::PortState state = verbs::PortState::Down;
+	verbs::PhysState phys = verbs::PhysState::Polling;
+	/* IBA 10.9.1 P_Key table; entry 0 is the default partition. */
+	static constexpr uint16_t pkey_table_len = 16;
+	uint16_t pkeys[pkey_table_len] = {0xffff};
+	PortCounters counters{};
+
+	Port *peer() const { return __atomic_load_n(&peer_, __ATOMIC_ACQUIRE); }
+
+private:
+	friend class Fabric;
+	Port *peer_ = nullptr; /* RCU-published; written under the fabric mutex */
+};
+
+/* Anything with ports on the fabric. */
+class Node {
+public:
+	virtual ~Node() = default;
+	/* A packet arrived on @in (never sleeps; called under RCU). */
+	virtual void receive(Port &in, Own<PacketBuf> pkt) = 0;
+	/* Called when a port's link state changes (fabric mutex held). */
+	virtual void link_changed(Port &p) { (void)p; }
+	virtual Port *port(uint8_t num) = 0;
+	virtual uint8_t port_count() const = 0; /* external ports */
+	virtual bool is_switch() const = 0;
+	uint64_t node_guid = 0;
+	ListNode fabric_node;
+};
+
+/*
+ * The fabric: every node and the cables between their ports.  Topology
+ * changes are serialised by one mutex; the data path takes no fabric lock.
+ */
+class Fabric {
+public:
+	static Fabric &get();
+
+	void add(Node &n);
+	void remove(Node &n); /* cuts its cables first */
+
+	/* Join two ports; both go to LinkUp/Init (IBA 5.4 link training done). */
+	Result<void> connect(Port &a, Port &b);
+	/* Cut the cable at @p (both ends go Down/Polling). */
+	void disconnect(Port &p);
+
+	/*
+	 * Test-only stand-in for a subnet manager until the MAD layer lands:
+	 * give every port a LID, program every switch's forwarding table by
+	 * breadth-first search, and move linked ports to ACTIVE.
+	 */
+	void autoconfigure();
+
+	uint64_t next_guid();
+
+	Mutex lock;
+	List<Node, &Node::fabric_node> nodes;
+
+	/* Constructed once, at module init (weft_hca_fabric_init). */
+	Fabric();
+
+private:
+	uint64_t guid_seq_ = 0;
+};
+
+} // namespace weft::hca
+
+#endif

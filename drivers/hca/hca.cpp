@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The soft HCA device: ports, QP numbers, packet demultiplexing. */
+#include <weft/log.h>
+
+#include "crc.h"
+#include "hca.h"
+#include "qp.h"
+#include "switch.h"
+
+namespace weft::hca {
+
+namespace {
+const Logger log("weft_hca");
+
+constexpr uint32_t hca_max_qp = 1024;
+
+verbs::DeviceAttr hca_attr()
+{
+	verbs::DeviceAttr a;
+	a.vendor_id = 0x0051ef;
+	a.vendor_part_id = 0x4341;
+	a.hw_ver = 1;
+	a.fw_ver = 1ull << 32; /* 1.0.0 */
+	a.max_mr_size = 1ull << 32;
+	a.page_size_cap = 4096;
+	a.max_qp = hca_max_qp;
+	a.max_qp_wr = 4096;
+	a.max_send_sge = a.max_recv_sge = max_sge;
+	a.max_cq = 1024;
+	a.max_cqe = 65535;
+	a.max_mr = 4096;
+	a.max_pd = 1024;
+	a.max_ah = 4096;
+	a.max_qp_rd_atom = a.max_qp_init_rd_atom = 16;
+	a.max_res_rd_atom = 16 * hca_max_qp;
+	a.max_pkeys = Port::pkey_table_len;
+	a.local_ca_ack_delay = 15;
+	a.atomic_cap = true;
+	return a;
+}
+} // namespace
+
+Hca::Hca(uint8_t ports)
+	: verbs::Device(verbs::NodeType::Ca, ports, hca_attr()), nports_(ports),
+	  qps_lock_(WEFT_LOCK_CLASS("weft_hca_qps"))
+{
+	name_fmt_ = "weft%d";
+}
+
+Hca::~Hca() = default;
+
+Result<Hca *> Hca::create(uint8_t ports)
+{
+	if (ports < 1 || ports > max_ports)
+		return Error(err::EINVAL);
+	auto table = WEFT_TRY(Array<SoftQp *>::make(Gfp::Sleep, hca_max_qp));
+	auto *h = new (Gfp::Sleep) Hca(ports);
+	if (!h)
+		return Error(err::ENOMEM);
+	h->qps_ = move(table);
+	Fabric &f = Fabric::get();
+	h->node_guid = f.next_guid();
+	/* IBA 14.2.5.3: each CA port has its own GUID. */
+	for (uint8_t i = 0; i < ports; i++)
+		h->ports_[i].guid = f.next_guid();
+	return h;
+}
+
+void Hca::link_changed(Port &p)
+{
+	verbs::EventType t = p.state == verbs::PortState::Active ? verbs::EventType::PortActive
+								  : verbs::EventType::PortErr;
+	if (p.state == verbs::PortState::Init)
+		return; /* neither usable nor a loss of an active port */
+	dispatch_event(verbs::Event{t, this, p.num});
+}
+
+Ref<SoftQp> Hca::lookup_qp(uint32_t qpn, uint8_t port)
+{
+	SpinGuardBh g(qps_lock_);
+	SoftQp *qp = nullptr;
+	if (qpn <= 1) {
+		if (port >= 1 && port <= nports_)
+			qp = special_[port - 1][qpn];
+	} else if (qpn < qps_.size()) {
+		qp = qps_[qpn];
+	}
+	if (!qp || !qp->get_unless_zero())
+		return Ref<SoftQp>();
+	return Ref<SoftQp>::adopt(qp);
+}
+
+void Hca::remove_qp(SoftQp &qp)
+{
+	SpinGuardBh g(qps_lock_);
+	if (qp.qpn <= 1) {
+		if (special_[qp.port - 1][qp.qpn] == &qp)
+			special_[qp.port - 1][qp.qpn] = nullptr;
+	} else if (qp.qpn < qps_.size() && qps_[qp.qpn] == &qp) {
+		qps_[qp.qpn] = nullptr;
+	}
+}
+
+Result<verbs::Qp *> Hca::create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init)
+{
+	const verbs::QpCap &c = init.cap;
+	auto sq = WEFT_TRY(Array<SendWqe>::make(Gfp::Sleep, c.max_send_wr ? c.max_send_wr : 1));
+	auto rq = WEFT_TRY(Array<RecvWqe>::make(Gfp::Sleep, c.max_recv_wr ? c.max_recv_wr : 1));
+	auto hist = WEFT_TRY(Array<AtomicRecord>::make(Gfp::Sleep, attr().max_qp_rd_atom));
+	bool special = init.type == verbs::QpType::Smi || init.type == verbs::QpType::Gsi;
+	SpinGuardBh g(qps_lock_);
+	uint32_t qpn = 0;
+	if (special) {
+		qpn = init.type == verbs::QpType::Smi ? 0 : 1;
+		if (special_[init.port - 1][qpn])
+			return Error(err::EBUSY);
+	} else {
+		for (uint32_t i = 0; i < qps_.size() - 2 && !qpn; i++) {
+			uint32_t n = 2 + (next_qpn_ - 2 + i) % uint32_t(qps_.size() - 2);
+			if (!qps_[n])
+				qpn = n;
+		}
+		if (!qpn)
+			return Error(err::ENOMEM);
+		next_qpn_ = qpn + 1;
+	}
+	auto *qp = new (Gfp::Atomic) SoftQp(*this, pd, init, qpn, move(sq), move(rq), move(hist));
+	if (!qp)
+		return Error(err::ENOMEM);
+	if (special)
+		special_[init.port - 1][qpn] = qp;
+	else
+		qps_[qpn] = qp;
+	return static_cast<verbs::Qp *>(qp);
+}
+
+/*
+ * IBA 9.6 packet acceptance at a CA port: the port must be ACTIVE (VL15
+ * excepted), the packet well formed with good CRCs (IBA 7.8), addressed to
+ * this port's LID range, and for a QP that exists.
+ */
+void Hca::receive(Port &in, Own<PacketBuf> pkt)
+{
+	auto parsed = parse(pkt->bytes());
+	if (!parsed) {
+		PortCounters::bump(in.counters.rcv_errors);
+		return;
+	}
+	const Packet &p = parsed.value();
+	bool vl15 = iba::Lrh::Vl::get(p.lrh->vl_lver) == 15;
+	if (!vl15 && in.state != verbs::PortState::Active) {
+		PortCounters::bump(in.counters.rcv_errors);
+		return;
+	}
+	auto crc = check_crcs(pkt->bytes());
+	if (!crc || crc.value() != CrcCheck::Ok) {
+		PortCounters::bump(in.counters.rcv_errors);
+		return;
+	}
+	uint16_t dlid = p.lrh->dlid.get();
+	uint16_t mask = static_cast<uint16_t>(~((1u << in.lmc) - 1));
+	bool mine = (dlid & mask) == (in.lid & mask) || (vl15 && dlid == permissive_lid);
+	if (!mine) {
+		/* Multicast delivery arrives with the multicast attach verbs. */
+		PortCounters::bump(in.counters.rcv_errors);
+		return;
+	}
+	PortCounters::bump(in.counters.unicast_rcv);
+	Ref<SoftQp> qp = lookup_qp(iba::Bth::DestQp::get(p.bth->dqp), in.num);
+	if (!qp || (qp->port && qp->port != in.num)) {
+		PortCounters::bump(in.counters.no_dest_qp);
+		return;
+	}
+	qp->enqueue(move(pkt));
+}
+
+Result<void> Hca::query_port(uint8_t port, verbs::PortAttr &out)
+{
+	Port *p = this->port(port);
+	if (!p)
+		return Error(err::EINVAL);
+	out = verbs::PortAttr();
+	out.state = p->state;
+	out.phys_state = p->phys;
+	out.lid = p->lid;
+	out.sm_lid = p->sm_lid;
+	out.lmc = p->lmc;
+	out.sm_sl = p->sm_sl;
+	out.max_mtu = out.active_mtu = iba::Mtu::M4096;
+	out.gid_tbl_len = 1;
+	out.pkey_tbl_len = Port::pkey_table_len;
+	out.max_msg_sz = 1u << 31;
+	out.max_vl_num = 1;
+	out.active_width = 2;  /* 4X */
+	out.active_speed = 32; /* EDR */
+	out.bad_pkey_cntr = static_cast<uint32_t>(p->counters.bad_pkey);
+	out.qkey_viol_cntr = static_cast<uint32_t>(p->counters.bad_qkey);
+	return ok();
+}
+
+Result<verbs::Gid> Hca::query_gid(uint8_t port, uint32_t index)
+{
+	Port *p = this->port(port);
+	if (!p || index != 0)
+		return Error(err::EINVAL);
+	return verbs::Gid::make(subnet_prefix, p->guid);
+}
+
+Result<uint16_t> Hca::query_pkey(uint8_t port, uint16_t index)
+{
+	Port *p = this->port(port);
+	if (!p || index >= Port::pkey_table_len)
+		return Error(err::EINVAL);
+	return __atomic_load_n(&p->pkeys[index], __ATOMIC_RELAXED);
+}
+
+} // namespace weft::hca

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The soft HCA: a channel adapter node on the fabric and a verbs device.
+ * It owns its ports, the QP number space (IBA 10.2.3: QP0 and QP1 per port,
+ * the rest shared), and demultiplexes arriving packets to QP engines.
+ */
+#ifndef WEFT_HCA_HCA_H
+#define WEFT_HCA_HCA_H
+
+#include <weft/verbs/verbs.h>
+
+#include "fabric.h"
+
+namespace weft::hca {
+
+class SoftQp;
+
+class Hca final : public Node, public verbs::Device {
+public:
+	static constexpr uint8_t max_ports = 2;
+	static Result<Hca *> create(uint8_t ports);
+	~Hca() override;
+
+	/* Node */
+	void receive(Port &in, Own<PacketBuf> pkt) override;
+	void link_changed(Port &p) override;
+	Port *port(uint8_t num) override { return num >= 1 && num <= nports_ ? &ports_[num - 1] : nullptr; }
+	uint8_t port_count() const override { return nports_; }
+	bool is_switch() const override { return false; }
+
+	/* verbs::Device */
+	Result<void> query_port(uint8_t port, verbs::PortAttr &out) override;
+	Result<verbs::Gid> query_gid(uint8_t port, uint32_t index) override;
+	Result<uint16_t> query_pkey(uint8_t port, uint16_t index) override;
+	Result<verbs::Qp *> create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init) override;
+
+	/* The QP a packet for @qpn arriving on @port is for, with a reference. */
+	Ref<SoftQp> lookup_qp(uint32_t qpn, uint8_t port);
+	void remove_qp(SoftQp &qp);
+
+	static constexpr uint64_t subnet_prefix = 0xfe80000000000000ull; /* IBA 4.1.1 default */
+
+private:
+	explicit Hca(uint8_t ports);
+
+	uint8_t nports_;
+	Port ports_[max_ports] = {Port(*this, 1), Port(*this, 2)};
+	SpinLock qps_lock_;
+	Array<SoftQp *> qps_; /* by QPN; 0 and 1 unused (special QPs below) */
+	SoftQp *special_[max_ports][2] = {};
+	uint32_t next_qpn_ = 2;
+};
+
+/* IBA 10.9.3: P_Keys match on the low 15 bits if at least one is a full member. */
+constexpr bool pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) != 0 && ((a | b) & 0x8000);
+}
+
+} // namespace weft::hca
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Between weft_hca's module init/exit (module.c) and its C++ parts. */
+#ifndef WEFT_HCA_MODULE_H
+#define WEFT_HCA_MODULE_H
+
+#include <weft/rt/kapi.h>
+
+WEFT_C_BEGIN
+void weft_hca_fabric_init(void);
+void weft_hca_fabric_exit(void);
+/* Build the default subnet from the module parameters; 0 or -errno. */
+int weft_hca_topology_create(unsigned int hcas, unsigned int switch_ports, bool autoconf);
+void weft_hca_topology_destroy(void);
+WEFT_C_END
+
+#endif

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Soft HCA QPs: the verbs side (post, modify, query, destroy) and the
+ * engine loop that the transport files (ud.cpp, rc_*.cpp) plug into.
+ */
+#include <weft/log.h>
+
+#include "qp.h"
+
+namespace weft::hca {
+
+using verbs::QpState;
+using verbs::QpType;
+using verbs::WcOpcode;
+using verbs::WcStatus;
+using verbs::WrOpcode;
+
+SoftQp::SoftQp(Hca &h, verbs::Pd &pd, const verbs::QpInitAttr &init, uint32_t num,
+	       Array<SendWqe> sq, Array<RecvWqe> rq, Array<AtomicRecord> history)
+	: verbs::Qp(h, pd, init, num), hca(h), lock_(WEFT_LOCK_CLASS("weft_hca_qp")),
+	  sq_(move(sq)), rq_(move(rq)), rx_lock_(WEFT_LOCK_CLASS("weft_hca_qp_rx")),
+	  history_(move(history)), work_(run, WEFT_LOCK_CLASS("weft_hca_qp_engine")),
+	  timer_(timer_fired, WEFT_LOCK_CLASS("weft_hca_qp_timer"))
+{
+	/* IBA 10.2.5: QP1 always uses the well-known GSI Q_Key. */
+	if (type == QpType::Gsi)
+		attr_.qkey = 0x80010000;
+}
+
+SoftQp::~SoftQp()
+{
+	while (PacketBuf *b = rxq_.pop_front())
+		delete b;
+}
+
+void SoftQp::run(Work &w)
+{
+	container_of(&w, &SoftQp::work_)->engine();
+}
+
+void SoftQp::timer_fired(DelayedWork &w)
+{
+	SoftQp *qp = container_of(&w, &SoftQp::timer_);
+	/* An RNR wait ends when its timer fires (IBA 9.7.5.2.8). */
+	__atomic_store_n(&qp->rnr_wait_, false, __ATOMIC_RELAXED);
+	qp->kick();
+}
+
+void SoftQp::kick()
+{
+	SpinGuardBh g(rx_lock_);
+	if (!dying_)
+		work_.queue();
+}
+
+QpState SoftQp::state() const
+{
+	SpinGuardBh g(lock_);
+	return state_;
+}
+
+void SoftQp::query(verbs::QpAttr &out) const
+{
+	SpinGuardBh g(lock_);
+	out = attr_;
+	out.state = out.cur_state = state_;
+	out.cap = cap;
+}
+
+/* IBA 11.4.1.1 Post Send Request: checked here, executed by the engine. */
+Result<void> SoftQp::post_send(const verbs::SendWr &wr)
+{
+	if (wr.sg.size() > cap.max_send_sge || wr.sg.size() > max_sge)
+		return Error(err::EINVAL);
+	bool ud = type == QpType::Ud || type == QpType::Gsi || type == QpType::Smi;
+	switch (wr.opcode) {
+	case WrOpcode::Send:
+	case WrOpcode::SendWithImm:
+		break;
+	case WrOpcode::RdmaWrite:
+	case WrOpcode::RdmaWriteWithImm:
+		if (ud)
+			return Error(err::EINVAL);
+		break;
+	case WrOpcode::RdmaRead:
+	case WrOpcode::AtomicCmpSwap:
+	case WrOpcode::AtomicFetchAdd:
+		if (type != QpType::Rc)
+			return Error(err::EINVAL);
+		break;
+	default:
+		/* Invalidate and fast registration arrive with fast-reg MRs. */
+		return Error(err::EOPNOTSUPP);
+	}
+	if (ud && !wr.ud.ah)
+		return Error(err::EINVAL);
+	if (wr.send_flags & verbs::send_flag::inline_data)
+		return Error(err::EINVAL); /* max_inline_data is 0 */
+	SendWqe w{};
+	w.wr = wr;
+	for (size_t i = 0; i < wr.sg.size(); i++) {
+		w.sge[i] = wr.sg[i];
+		w.length += wr.sg[i].length;
+	}
+	if (wr.opcode == WrOpcode::AtomicCmpSwap || wr.opcode == WrOpcode::AtomicFetchAdd) {
+		/* IBA 9.4.5: atomics operate on 8 aligned bytes. */
+		if (w.length != 8 || (wr.atomic.remote_addr & 7))
+			return Error(err::EINVAL);
+	}
+	{
+		SpinGuardBh g(lock_);
+		if (state_ == QpState::Reset || state_ == QpState::Init || state_ == QpState::Rtr)
+			return Error(err::EINVAL);
+		if (sq_tail_ - sq_head_ >= cap.max_send_wr)
+			return Error(err::ENOMEM);
+		SendWqe &slot = sq_[sq_tail_ % sq_.size()];
+		slot = w;
+		slot.wr.sg = Span<const verbs::Sge>(slot.sge, wr.sg.size());
+		sq_tail_++;
+	}
+	kick();
+	return ok();
+}
+
+Result<void> SoftQp::post_recv(const verbs::RecvWr &wr)
+{
+	if (wr.sg.size() > cap.max_recv_sge || wr.sg.size() > max_sge)
+		return Error(err::EINVAL);
+	bool flush_now;
+	{
+		SpinGuardBh g(lock_);
+		if (state_ == QpState::Reset)
+			return Error(err::EINVAL);
+		if (rq_tail_ - rq_head_ >= cap.max_recv_wr)
+			return Error(err::ENOMEM);
+		RecvWqe &slot = rq_[rq_tail_ % rq_.size()];
+		slot.wr_id = wr.wr_id;
+		slot.nsge = static_cast<uint32_t>(wr.sg.size());
+		for (size_t i = 0; i < wr.sg.size(); i++)
+			slot.sge[i] = wr.sg[i];
+		rq_tail_++;
+		flush_now = state_ == QpState::Err;
+	}
+	if (flush_now)
+		kick();
+	return ok();
+}
+
+/* IBA 10.3.1: the state change itself; attributes were validated by the core. */
+Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
+{
+	using namespace verbs::qp_attr;
+	QpState next = (mask & verbs::qp_attr::state) ? a.state : state();
+	if (next == QpState::Reset) {
+		/* Stop the engine before its state is wiped. */
+		{
+			SpinGuardBh g(lock_);
+			state_ = QpState::Reset;
+		}
+		timer_.cancel_sync();
+		work_.flush();
+	}
+	{
+		SpinGuardBh g(lock_);
+		if (mask & access_flags)
+			attr_.qp_access_flags = a.qp_access_flags;
+		if (mask & pkey_index)
+			attr_.pkey_index = a.pkey_index;
+		if (mask & port)
+			attr_.port_num = a.port_num;
+		if (mask & qkey)
+			attr_.qkey = a.qkey;
+		if (mask & av)
+			attr_.ah_attr = a.ah_attr;
+		if (mask & path_mtu)
+			attr_.path_mtu = a.path_mtu;
+		if (mask & timeout)
+			attr_.timeout = a.timeout;
+		if (mask & retry_cnt)
+			attr_.retry_cnt = a.retry_cnt;
+		if (mask & rnr_retry)
+			attr_.rnr_retry = a.rnr_retry;
+		if (mask & min_rnr_timer)
+			attr_.min_rnr_timer = a.min_rnr_timer;
+		if (mask & max_qp_rd_atomic)
+			attr_.max_rd_atomic = a.max_rd_atomic;
+		if (mask & max_dest_rd_atomic)
+			attr_.max_dest_rd_atomic = a.max_dest_rd_atomic;
+		if (mask & dest_qpn)
+			attr_.dest_qp_num = a.dest_qp_num;
+		if (mask & en_sqd_async_notify)
+			attr_.en_sqd_async_notify = a.en_sqd_async_notify;
+		if (mask & rq_psn) {
+			attr_.rq_psn = a.rq_psn;
+			epsn_ = a.rq_psn & psn_mask;
+		}
+		if (mask & sq_psn) {
+			attr_.sq_psn = a.sq_psn;
+			next_psn_ = a.sq_psn & psn_mask;
+		}
+		if (next == QpState::Reset) {
+			sq_head_ = sq_tail_ = sq_next_ = 0;
+			rq_head_ = rq_tail_ = 0;
+			rd_atomic_out_ = 0;
+			in_send_ = in_write_ = nak_sent_ = rnr_wait_ = false;
+			flushed_ = false;
+			msn_ = 0;
+			history_next_ = 0;
+			for (AtomicRecord &r : history_)
+				r.valid = false;
+		}
+		if (next == QpState::Rts && state_ != QpState::Rts) {
+			retries_left_ = attr_.retry_cnt;
+			rnr_left_ = attr_.rnr_retry;
+		}
+		if (next == QpState::Err && state_ != QpState::Err)
+			flushed_ = false;
+		state_ = next;
+	}
+	if (next == QpState::Reset) {
+		write_mr_.reset();
+		SpinGuardBh g(rx_lock_);
+		while (PacketBuf *b = rxq_.pop_front())
+			delete b;
+	}
+	kick();
+	return ok();
+}
+
+/* Destroy, phase one: no new packets or kicks, then wait out the engine. */
+void SoftQp::shutdown()
+{
+	hca.remove_qp(*this);
+	{
+		SpinGuardBh g(rx_lock_);
+		dying_ = true;
+	}
+	timer_.cancel_sync();
+	work_.cancel_sync();
+	write_mr_.reset();
+	SpinGuardBh g(rx_lock_);
+	while (PacketBuf *b = rxq_.pop_front())
+		delete b;
+}
+
+void SoftQp::enqueue(Own<PacketBuf> pkt)
+{
+	SpinGuardBh g(rx_lock_);
+	if (dying_)
+		return;
+	rxq_.push_back(*pkt.release());
+	work_.queue();
+}
+
+/* IBA 10.3.1 Error state: the engine flushes every outstanding WR. */
+void SoftQp::to_error()
+{
+	{
+		SpinGuardBh g(lock_);
+		if (state_ == QpState::Err)
+			return;
+		state_ = QpState::Err;
+		flushed_ = false;
+	}
+	raise(verbs::EventType::QpFatal);
+}
+
+static WcOpcode wc_opcode(WrOpcode op)
+{
+	switch (op) {
+	case WrOpcode::RdmaWrite:
+	case WrOpcode::RdmaWriteWithImm:
+		return WcOpcode::RdmaWrite;
+	case WrOpcode::RdmaRead:
+		return WcOpcode::RdmaRead;
+	case WrOpcode::AtomicCmpSwap:
+		return WcOpcode::CompSwap;
+	case WrOpcode::AtomicFetchAdd:
+		return WcOpcode::FetchAdd;
+	default:
+		return WcOpcode::Send;
+	}
+}
+
+/* IBA 10.7.2: unsignalled WRs complete silently unless they fail. */
+void SoftQp::complete_send(SendWqe &w, WcStatus st)
+{
+	if (st == WcStatus::Success && !sq_sig_all && !(w.wr.send_flags & verbs::send_flag::signaled))
+		return;
+	verbs::Wc wc;
+	wc.wr_id = w.wr.wr_id;
+	wc.status = st;
+	wc.opcode = wc_opcode(w.wr.opcode);
+	wc.qp_num = qpn;
+	wc.byte_len = w.length;
+	wc.port_num = port;
+	send_cq.push(wc, false);
+}
+
+void SoftQp::complete_recv(const RecvWqe &r, const verbs::Wc &wc_in, bool solicited)
+{
+	verbs::Wc wc = wc_in;
+	wc.wr_id = r.wr_id;
+	wc.qp_num = qpn;
+	wc.port_num = port;
+	recv_cq.push(wc, solicited);
+}
+
+bool SoftQp::take_recv(RecvWqe &out)
+{
+	SpinGuardBh g(lock_);
+	if (rq_head_ == rq_tail_)
+		return false;
+	out = rq_[rq_head_ % rq_.size()];
+	rq_head_++;
+	return true;
+}
+
+void SoftQp::flush()
+{
+	verbs::Wc wc;
+	wc.status = WcStatus::WrFlushErr;
+	wc.opcode = WcOpcode::Recv;
+	if (in_send_ || in_write_) {
+		if (in_send_)
+			complete_recv(cur_recv_, wc, false);
+		in_send_ = in_write_ = false;
+		write_mr_.reset();
+	}
+	RecvWqe r;
+	while (take_recv(r))
+		complete_recv(r, wc, false);
+	for (;;) {
+		SendWqe w;
+		{
+			SpinGuardBh g(lock_);
+			if (sq_head_ == sq_tail_)
+				break;
+			w = sq_[sq_head_ % sq_.size()];
+			sq_head_++;
+		}
+		complete_send(w, w.status != WcStatus::Success ? w.status : WcStatus::WrFlushErr);
+	}
+	SpinGuardBh g(lock_);
+	sq_next_ = sq_head_;
+	rd_atomic_out_ = 0;
+}
+
+uint16_t SoftQp::pkey() const
+{
+	Port *p = hca.port(port);
+	uint16_t i = attr_.pkey_index < Port::pkey_table_len ? attr_.pkey_index : 0;
+	return p ? __atomic_load_n(&p->pkeys[i], __ATOMIC_RELAXED) : 0xffff;
+}
+
+uint32_t SoftQp::mtu_bytes() const
+{
+	if (type == QpType::Rc || type == QpType::Uc)
+		return static_cast<uint32_t>(iba::mtu_bytes(attr_.path_mtu));
+	return 4096; /* IBA 9.8.1: UD packets up to the port MTU */
+}
+
+void SoftQp::set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pk)
+{
+	Port *p = hca.port(port);
+	s.dlid = ah.dlid;
+	s.slid = static_cast<uint16_t>((p ? p->lid : 0) | ah.src_path_bits);
+	s.sl = ah.sl;
+	s.vl = type == QpType::Smi ? 15 : 0; /* IBA 7.6.5: SMPs on VL15; data on VL0 */
+	s.pkey = pk;
+	s.sgid = s.dgid = nullptr;
+	if (ah.global && p) {
+		sgid_ = verbs::Gid::make(Hca::subnet_prefix, p->guid);
+		dgid_ = ah.dgid;
+		s.sgid = sgid_.raw;
+		s.dgid = dgid_.raw;
+		s.hoplmt = ah.hop_limit;
+		s.tclass = ah.traffic_class;
+		s.flow = ah.flow_label;
+	}
+}
+
+Result<void> SoftQp::transmit(const PacketSpec &s)
+{
+	Port *p = hca.port(port);
+	if (!p)
+		return Error(err::ENODEV);
+	size_t len = WEFT_TRY(packet_length(s));
+	Own<PacketBuf> buf = WEFT_TRY(PacketBuf::alloc(Gfp::Sleep, static_cast<uint32_t>(len)));
+	buf->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(buf->data(), len), s)));
+	PortCounters::bump(p->counters.unicast_xmit);
+	p->transmit(move(buf));
+	return ok();
+}
+
+void SoftQp::engine()
+{
+	for (;;) {
+		Own<PacketBuf> pkt;
+		{
+			SpinGuardBh g(rx_lock_);
+			pkt = Own<PacketBuf>(rxq_.pop_front());
+		}
+		if (!pkt)
+			break;
+		QpState st = state();
+		/* IBA 10.3.1: Reset and Init QPs, and Err QPs, discard arrivals. */
+		if (st == QpState::Reset || st == QpState::Init || st == QpState::Err)
+			continue;
+		auto parsed = parse(pkt->bytes());
+		if (!parsed)
+			continue;
+		const Packet &p = parsed.value();
+		if (type == QpType::Rc || type == QpType::Uc) {
+			if (is_response(p.bth->opcode.get()))
+				completer(p);
+			else
+				responder(p);
+		} else {
+			ud_receive(p, *pkt);
+		}
+	}
+	QpState st = state();
+	if (st == QpState::Err) {
+		bool need;
+		{
+			SpinGuardBh g(lock_);
+			need = !flushed_ || sq_head_ != sq_tail_ || rq_head_ != rq_tail_;
+			flushed_ = true;
+		}
+		if (need)
+			flush();
+		return;
+	}
+	if (st == QpState::Rts || st == QpState::Sqd)
+		requester();
+}
+
+} // namespace weft::hca

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A soft HCA queue pair and its transport engine (IBA Vol 1 ch. 9).
+ *
+ * Each QP has one engine, a work item: it takes arriving packets from the
+ * QP's receive queue (filled by Hca::receive under RCU), runs the responder
+ * (requests) and the completer (ACKs, read and atomic responses), and the
+ * requester (posted send WQEs).  A work item never runs concurrently with
+ * itself, so transport state is touched by the engine alone and needs no
+ * lock; lock_ guards only what post_send/post_recv/modify share with it
+ * (ring indices, the state).  Completions are pushed with no lock held.
+ */
+#ifndef WEFT_HCA_QP_H
+#define WEFT_HCA_QP_H
+
+#include <weft/verbs/verbs.h>
+#include <weft/work.h>
+
+#include "fabric.h"
+#include "hca.h"
+#include "packet.h"
+
+namespace weft::hca {
+
+inline constexpr uint32_t max_sge = 8;
+inline constexpr uint32_t psn_mask = 0xffffff;
+
+/* IBA 9.7.1: PSNs compare modulo 2^24 within half the space. */
+constexpr int32_t psn_diff(uint32_t a, uint32_t b)
+{
+	return static_cast<int32_t>((a - b) << 8) >> 8;
+}
+
+/* The operation part of a BTH opcode (IBA 9.2.1). */
+constexpr uint8_t operation(uint8_t opcode)
+{
+	return opcode & 0x1f;
+}
+
+/* IBA 9.2.1: the opcodes a responder sends back to a requester. */
+constexpr bool is_response(uint8_t opcode)
+{
+	uint8_t o = operation(opcode);
+	return o >= iba::op::ReadResponseFirst && o <= iba::op::AtomicAcknowledge;
+}
+
+struct SendWqe {
+	verbs::SendWr wr;
+	verbs::Sge sge[max_sge];
+	uint32_t length;    /* sum of the SGEs */
+	uint32_t first_psn; /* assigned on first transmission */
+	uint32_t last_psn;
+	uint32_t sent;      /* payload bytes transmitted so far */
+	bool started;       /* PSNs assigned */
+	bool done;          /* response complete (read/atomic) or ACKed */
+	verbs::WcStatus status;
+};
+
+struct RecvWqe {
+	uint64_t wr_id;
+	uint32_t nsge;
+	verbs::Sge sge[max_sge];
+};
+
+/* IBA 9.7.5.1.4: the responder keeps recent atomic results for duplicates. */
+struct AtomicRecord {
+	uint32_t psn;
+	bool valid;
+	uint64_t orig;
+};
+
+class SoftQp final : public verbs::Qp {
+public:
+	SoftQp(Hca &h, verbs::Pd &pd, const verbs::QpInitAttr &init, uint32_t qpn,
+	       Array<SendWqe> sq, Array<RecvWqe> rq, Array<AtomicRecord> history);
+	~SoftQp() override;
+
+	Result<void> post_send(const verbs::SendWr &wr) override;
+	Result<void> post_recv(const verbs::RecvWr &wr) override;
+	verbs::QpState state() const override;
+	void query(verbs::QpAttr &out) const override;
+	Result<void> modify(const verbs::QpAttr &attr, uint32_t mask) override;
+	void shutdown() override;
+
+	/* A packet for this QP arrived on @port (never sleeps). */
+	void enqueue(Own<PacketBuf> pkt);
+
+	Hca &hca;
+
+private:
+	static void run(Work &w);
+	static void timer_fired(DelayedWork &w);
+	void kick();
+	void engine();
+
+	/* qp.cpp: shared pieces */
+	void to_error();
+	void flush();
+	void complete_send(SendWqe &w, verbs::WcStatus st);
+	void complete_recv(const RecvWqe &r, const verbs::Wc &wc, bool solicited);
+	bool take_recv(RecvWqe &out);
+	void set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pkey);
+	Result<void> transmit(const PacketSpec &s);
+	uint16_t pkey() const;
+	uint32_t mtu_bytes() const;
+
+	/* ud.cpp */
+	verbs::WcStatus ud_send(SendWqe &w);
+	void ud_receive(const Packet &p, PacketBuf &buf);
+
+	/* rc_requester.cpp (RC and UC) */
+	void requester();
+	bool send_one(SendWqe &w);
+	void completer(const Packet &p);
+	void retire();
+	void go_back(uint32_t psn);
+	void arm_retry_timer();
+	void on_timeout();
+
+	/* rc_responder.cpp */
+	void responder(const Packet &p);
+	void send_ack(uint8_t syndrome, uint32_t psn);
+	void nak(uint8_t syndrome);
+	bool resp_send(const Packet &p);
+	bool resp_write(const Packet &p);
+	void resp_read(const Packet &p, uint32_t psn);
+	bool resp_atomic(const Packet &p, bool duplicate);
+
+	/* Shared with post/modify: under lock_. */
+	mutable SpinLock lock_;
+	verbs::QpState state_ = verbs::QpState::Reset;
+	verbs::QpAttr attr_;
+	Array<SendWqe> sq_;
+	Array<RecvWqe> rq_;
+	uint32_t sq_head_ = 0, sq_tail_ = 0; /* free-running; slot = index % size */
+	uint32_t rq_head_ = 0, rq_tail_ = 0;
+	bool dying_ = false;
+	bool flushed_ = false;
+
+	/* Arriving packets. */
+	SpinLock rx_lock_;
+	PacketQueue rxq_;
+
+	/* Engine-only transport state. */
+	uint32_t sq_next_ = 0;	/* next WQE to (re)transmit */
+	uint32_t next_psn_ = 0; /* requester's next new PSN */
+	uint32_t rd_atomic_out_ = 0;
+	uint8_t retries_left_ = 0, rnr_left_ = 0;
+	uint64_t deadline_ = 0; /* local ACK timeout, in jiffies */
+	bool rnr_wait_ = false;
+	/* responder */
+	uint32_t epsn_ = 0, msn_ = 0;
+	bool nak_sent_ = false;
+	bool in_send_ = false, in_write_ = false;
+	RecvWqe cur_recv_{};
+	uint32_t recv_off_ = 0;
+	Ref<verbs::Mr> write_mr_;
+	uint64_t write_va_ = 0;
+	uint32_t write_left_ = 0, write_total_ = 0;
+	Array<AtomicRecord> history_;
+	uint32_t history_next_ = 0;
+	verbs::Gid sgid_{}, dgid_{}; /* GRH addresses of the packet being built */
+
+	Work work_;
+	DelayedWork timer_;
+};
+
+/* Copy between registered memory named by SGEs and a flat buffer (sg.cpp). */
+struct SgRef {
+	const verbs::Sge *sge;
+	uint32_t n;
+};
+Result<void> sg_gather(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, Bytes dst);
+Result<void> sg_scatter(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, ConstBytes src);
+size_t sg_length(SgRef sg);
+
+/* PacketSpec::fill from an SGE list at an offset: one copy, memory to wire. */
+struct SgFill {
+	verbs::Device *dev;
+	verbs::Pd *pd;
+	SgRef sg;
+	size_t off;
+};
+Result<void> sg_fill(void *sg_fill_ctx, Bytes dst);
+
+} // namespace weft::hca
+
+#endif

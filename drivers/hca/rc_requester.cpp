@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RC and UC requester and completer (IBA 9.7.2-9.7.6, 9.8).  WQEs are sent
+ * whole, PSNs assigned once; ACKs retire them in order; NAKs and the local
+ * ACK timeout go back to the WQE holding the PSN and resend from there
+ * (the responder treats what it already has as duplicates).
+ */
+#include "qp.h"
+
+namespace weft::hca {
+
+using verbs::QpType;
+using verbs::WcStatus;
+using verbs::WrOpcode;
+using namespace iba::op;
+
+namespace {
+
+uint32_t npackets(uint32_t len, uint32_t mtu)
+{
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+bool is_read_or_atomic(WrOpcode op)
+{
+	return op == WrOpcode::RdmaRead || op == WrOpcode::AtomicCmpSwap ||
+	       op == WrOpcode::AtomicFetchAdd;
+}
+
+/* IBA 9.2.1: the opcode of packet @i of @n of a SEND or WRITE. */
+uint8_t data_opcode(WrOpcode op, uint32_t i, uint32_t n)
+{
+	bool send = op == WrOpcode::Send || op == WrOpcode::SendWithImm;
+	bool imm = op == WrOpcode::SendWithImm || op == WrOpcode::RdmaWriteWithImm;
+	if (n == 1)
+		return send ? (imm ? SendOnlyImm : SendOnly) : (imm ? WriteOnlyImm : WriteOnly);
+	if (i == 0)
+		return send ? SendFirst : WriteFirst;
+	if (i + 1 < n)
+		return send ? SendMiddle : WriteMiddle;
+	return send ? (imm ? SendLastImm : SendLast) : (imm ? WriteLastImm : WriteLast);
+}
+
+/* IBA 9.7.5.2.? Table 43: AETH syndrome classes. */
+constexpr uint8_t syn_kind(uint8_t s) { return (s >> 5) & 3; }
+constexpr uint8_t kind_ack = 0, kind_rnr = 1, kind_nak = 3;
+
+} // namespace
+
+bool SoftQp::send_one(SendWqe &w)
+{
+	const uint32_t mtu = mtu_bytes();
+	const WrOpcode op = w.wr.opcode;
+	uint32_t n = op == WrOpcode::RdmaRead ? npackets(w.length, mtu)
+		     : is_read_or_atomic(op)  ? 1
+					      : npackets(w.length, mtu);
+	if (!w.started) {
+		w.first_psn = next_psn_;
+		w.last_psn = (next_psn_ + n - 1) & psn_mask;
+		next_psn_ = (next_psn_ + n) & psn_mask;
+		w.started = true;
+		if (is_read_or_atomic(op))
+			rd_atomic_out_++;
+	}
+	const iba::Transport tr = type == QpType::Uc ? iba::Transport::Uc : iba::Transport::Rc;
+	PacketSpec s;
+	set_addressing(s, attr_.ah_attr, pkey());
+	s.dqp = attr_.dest_qp_num;
+	SgFill g{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
+	Result<void> r = ok();
+	if (op == WrOpcode::RdmaRead || is_read_or_atomic(op)) {
+		s.psn = w.first_psn;
+		s.ackreq = true;
+		s.va = op == WrOpcode::RdmaRead ? w.wr.rdma.remote_addr : w.wr.atomic.remote_addr;
+		s.rkey = op == WrOpcode::RdmaRead ? w.wr.rdma.rkey : w.wr.atomic.rkey;
+		s.dmalen = op == WrOpcode::RdmaRead ? w.length : 8;
+		s.swap_add = op == WrOpcode::AtomicCmpSwap ? w.wr.atomic.swap : w.wr.atomic.compare_add;
+		s.compare = w.wr.atomic.compare_add;
+		s.opcode = iba::opcode(tr, op == WrOpcode::RdmaRead	   ? ReadRequest
+					   : op == WrOpcode::AtomicCmpSwap ? CompareSwap
+									   : FetchAdd);
+		w.sent = 0; /* bytes of response received */
+		r = transmit(s);
+	} else {
+		for (uint32_t i = 0; i < n && r; i++) {
+			uint32_t off = i * mtu;
+			s.opcode = iba::opcode(tr, data_opcode(op, i, n));
+			s.psn = (w.first_psn + i) & psn_mask;
+			bool last = i + 1 == n;
+			/* IBA 9.7.2: ask for an ACK at message end and now and then. */
+			s.ackreq = type == QpType::Rc && (last || (i % 64) == 63);
+			s.se = last && (w.wr.send_flags & verbs::send_flag::solicited);
+			s.imm = w.wr.imm_data;
+			s.va = w.wr.rdma.remote_addr;
+			s.rkey = w.wr.rdma.rkey;
+			s.dmalen = w.length;
+			g.off = off;
+			s.fill = sg_fill;
+			s.fill_ctx = &g;
+			s.fill_len = min(mtu, w.length - min(off, w.length));
+			r = transmit(s);
+		}
+	}
+	if (!r) {
+		int e = r.error().code();
+		w.status = e == err::EACCES || e == err::EFAULT || e == err::EMSGSIZE
+				   ? WcStatus::LocProtErr
+				   : WcStatus::LocQpOpErr;
+		return false;
+	}
+	return true;
+}
+
+void SoftQp::requester()
+{
+	bool ud = type != QpType::Rc && type != QpType::Uc;
+	if (type == QpType::Rc && sq_head_ != sq_next_ && deadline_ &&
+	    static_cast<int64_t>(weft_jiffies() - deadline_) >= 0)
+		on_timeout();
+	if (__atomic_load_n(&rnr_wait_, __ATOMIC_RELAXED) || state() == verbs::QpState::Err)
+		return;
+	for (;;) {
+		SendWqe *w;
+		{
+			SpinGuardBh g(lock_);
+			if (sq_next_ == sq_tail_)
+				break;
+			w = &sq_[sq_next_ % sq_.size()];
+			/* IBA 10.3.1 SQD: finish what started, begin nothing new. */
+			if (state_ == verbs::QpState::Sqd && !w->started)
+				break;
+		}
+		if (w->done) {
+			sq_next_++;
+			continue;
+		}
+		if (ud) {
+			WcStatus st = ud_send(*w);
+			complete_send(*w, st);
+			SpinGuardBh g(lock_);
+			sq_head_++;
+			sq_next_++;
+			if (st != WcStatus::Success)
+				break;
+			continue;
+		}
+		bool ra = is_read_or_atomic(w->wr.opcode);
+		uint32_t depth = attr_.max_rd_atomic ? attr_.max_rd_atomic : 1;
+		/* IBA 9.4.4, 10.8.3.3: initiator depth and the fence. */
+		if (!w->started && ((ra && rd_atomic_out_ >= depth) ||
+				    ((w->wr.send_flags & verbs::send_flag::fence) && rd_atomic_out_)))
+			break;
+		if (!send_one(*w)) {
+			w->done = true;
+			to_error();
+			return;
+		}
+		sq_next_++;
+		if (type == QpType::Uc) {
+			/* IBA 9.8.2: UC completes once sent; nothing comes back. */
+			w->done = true;
+			retire();
+		}
+	}
+	if (ud && state() != verbs::QpState::Err) {
+		SpinGuardBh g(lock_);
+		if (sq_next_ != sq_tail_ || sq_head_ == sq_tail_)
+			return;
+	}
+	arm_retry_timer();
+}
+
+void SoftQp::retire()
+{
+	for (;;) {
+		SendWqe *w;
+		{
+			SpinGuardBh g(lock_);
+			if (sq_head_ == sq_next_)
+				break;
+			w = &sq_[sq_head_ % sq_.size()];
+			if (!w->done)
+				break;
+		}
+		if (w->status != WcStatus::Success)
+			break; /* the flush completes it with its error */
+		complete_send(*w, WcStatus::Success);
+		SpinGuardBh g(lock_);
+		sq_head_++;
+	}
+}
+
+void SoftQp::arm_retry_timer()
+{
+	if (type != QpType::Rc || sq_head_ == sq_next_) {
+		deadline_ = 0;
+		return;
+	}
+	uint64_t us = verbs::ack_timeout_us(attr_.timeout);
+	if (!us)
+		return; /* IBA 9.7.6.1.3: 0 disables the timer */
+	unsigned long ms = static_cast<unsigned long>(us / 1000) + 1;
+	deadline_ = weft_jiffies() + weft_msecs_to_jiffies(static_cast<unsigned int>(ms));
+	timer_.modify(ms);
+}
+
+/* Resend from the WQE holding @psn (IBA 9.7.5.2.? go-back-N). */
+void SoftQp::go_back(uint32_t psn)
+{
+	for (uint32_t i = sq_head_; i != sq_next_; i++) {
+		SendWqe &w = sq_[i % sq_.size()];
+		if (!w.done && psn_diff(psn, w.last_psn) <= 0) {
+			sq_next_ = i;
+			return;
+		}
+	}
+}
+
+/* IBA 9.7.6.1.3: local ACK timeout; retry_cnt tries, then the error. */
+void SoftQp::on_timeout()
+{
+	SendWqe &w = sq_[sq_head_ % sq_.size()];
+	if (retries_left_ == 0) {
+		w.status = WcStatus::RetryExcErr;
+		w.done = true;
+		to_error();
+		return;
+	}
+	retries_left_--;
+	go_back(w.first_psn);
+}
+
+void SoftQp::completer(const Packet &p)
+{
+	if (type != QpType::Rc)
+		return;
+	const uint32_t psn = iba::Bth::Psn::get(p.bth->psn);
+	const uint8_t op = operation(p.bth->opcode.get());
+	SendWqe *target = nullptr;
+	for (uint32_t i = sq_head_; i != sq_next_; i++) {
+		SendWqe &w = sq_[i % sq_.size()];
+		if (psn_diff(psn, w.first_psn) >= 0 && psn_diff(psn, w.last_psn) <= 0) {
+			target = &w;
+			break;
+		}
+	}
+	/* IBA 9.7.5.1.?: a response implicitly acknowledges every SEND/WRITE before it. */
+	uint32_t acked_upto = psn;
+	if (op == Acknowledge) {
+		uint8_t syn = iba::Aeth::Syndrome::get(p.aeth->syn_msn);
+		if (syn_kind(syn) != kind_ack) {
+			if (syn_kind(syn) == kind_rnr && target) {
+				/* IBA 9.7.5.2.8: wait the timer, resend; 7 retries forever. */
+				if (attr_.rnr_retry != 7 && rnr_left_-- == 0) {
+					target->status = WcStatus::RnrRetryExcErr;
+					target->done = true;
+					to_error();
+					return;
+				}
+				go_back(psn);
+				__atomic_store_n(&rnr_wait_, true, __ATOMIC_RELAXED);
+				timer_.modify(verbs::rnr_timer_us(syn & 0x1f) / 1000 + 1);
+				return;
+			}
+			if (syn_kind(syn) == kind_nak) {
+				uint8_t code = syn & 0x1f;
+				if (code == 0) { /* PSN sequence error: resend from there */
+					go_back(psn);
+					return;
+				}
+				if (target) {
+					target->status = code == 1   ? WcStatus::RemInvReqErr
+							 : code == 2 ? WcStatus::RemAccessErr
+								     : WcStatus::RemOpErr;
+					target->done = true;
+				}
+				acked_upto = (psn - 1) & psn_mask;
+			}
+		}
+	}
+	for (uint32_t i = sq_head_; i != sq_next_; i++) {
+		SendWqe &w = sq_[i % sq_.size()];
+		if (is_read_or_atomic(w.wr.opcode) && !w.done)
+			break;
+		if (psn_diff(acked_upto, w.last_psn) < 0)
+			break;
+		w.done = true;
+	}
+	if (target && !target->done && (op == ReadResponseFirst || op == ReadResponseMiddle ||
+					 op == ReadResponseLast || op == ReadResponseOnly)) {
+		uint32_t expect = (target->first_psn + target->sent / mtu_bytes()) & psn_mask;
+		if (psn == expect) {
+			SgRef sg{target->sge, static_cast<uint32_t>(target->wr.sg.size())};
+			auto r = sg_scatter(hca, pd, sg, target->sent, p.payload);
+			target->sent += static_cast<uint32_t>(p.payload.size());
+			if (!r) {
+				target->status = WcStatus::LocProtErr;
+				target->done = true;
+			} else if (op == ReadResponseLast || op == ReadResponseOnly) {
+				target->done = true;
+				if (target->sent != target->length)
+					target->status = WcStatus::BadRespErr;
+			}
+			if (target->done)
+				rd_atomic_out_--;
+		}
+	}
+	if (target && !target->done && op == AtomicAcknowledge && p.atomic_ack_eth) {
+		uint64_t orig = p.atomic_ack_eth->orig.get();
+		SgRef sg{target->sge, static_cast<uint32_t>(target->wr.sg.size())};
+		auto r = sg_scatter(hca, pd, sg, 0, ConstBytes(reinterpret_cast<uint8_t *>(&orig), 8));
+		target->done = true;
+		if (!r)
+			target->status = WcStatus::LocProtErr;
+		rd_atomic_out_--;
+	}
+	/* Progress: the retry counters start over (IBA 9.7.6.1.3, 9.7.5.2.8). */
+	retries_left_ = attr_.retry_cnt;
+	rnr_left_ = attr_.rnr_retry;
+	retire();
+	if (target && target->done && target->status != WcStatus::Success) {
+		retire();
+		to_error();
+		return;
+	}
+	arm_retry_timer();
+}
+
+} // namespace weft::hca

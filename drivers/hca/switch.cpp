@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The soft IB switch: forwarding (IBA 18.2.4). */
+#include <weft/log.h>
+
+#include "switch.h"
+
+namespace weft::hca {
+
+namespace {
+const Logger log("weft_hca");
+
+verbs::DeviceAttr switch_attr()
+{
+	verbs::DeviceAttr a;
+	a.vendor_id = 0x0051ef; /* Weft's made-up OUI-like vendor id */
+	a.vendor_part_id = 0x5357;
+	a.max_pd = 1;
+	a.max_cq = 4;
+	a.max_cqe = 256;
+	a.max_qp = 2;
+	a.max_qp_wr = 256;
+	a.max_send_sge = a.max_recv_sge = 1;
+	a.max_mr = 4;
+	a.max_mr_size = ~0ull;
+	a.max_pkeys = 1;
+	return a;
+}
+} // namespace
+
+Switch::Switch(uint8_t ports, Array<uint8_t> lft, Array<uint64_t> mft, Port *port_array)
+	: verbs::Device(verbs::NodeType::Switch, 1, switch_attr()), nports_(ports),
+	  ports_(port_array), lft_(move(lft)), mft_(move(mft))
+{
+	name_fmt_ = "weftsw%d";
+}
+
+Switch::~Switch()
+{
+	for (int i = nports_; i >= 0; i--)
+		ports_[i].~Port();
+	weft_kfree(ports_);
+}
+
+Result<Switch *> Switch::create(uint8_t ports)
+{
+	if (ports == 0 || ports > 63) /* MFT port masks are 64 bits, port 0 included */
+		return Error(err::EINVAL);
+	auto lft = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, unicast_lid_top + 1));
+	auto mft = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, permissive_lid - multicast_lid_base));
+	for (uint8_t &e : lft)
+		e = no_port;
+	auto *mem = static_cast<Port *>(weft_kmalloc(sizeof(Port) * (ports + 1), gfp_flags(Gfp::Sleep)));
+	if (!mem)
+		return Error(err::ENOMEM);
+	auto *sw = new (Gfp::Sleep) Switch(ports, move(lft), move(mft), mem);
+	if (!sw) {
+		weft_kfree(mem);
+		return Error(err::ENOMEM);
+	}
+	for (uint8_t i = 0; i <= ports; i++)
+		new (&mem[i]) Port(*sw, i);
+	Fabric &f = Fabric::get();
+	sw->node_guid = f.next_guid();
+	for (uint8_t i = 0; i <= ports; i++)
+		mem[i].guid = sw->node_guid; /* IBA 14.2.5.6: switch ports share the GUID */
+	/* IBA 18.2.1: management port 0 is always up. */
+	mem[0].state = verbs::PortState::Init;
+	mem[0].phys = verbs::PhysState::LinkUp;
+	return sw;
+}
+
+void Switch::set_lft(uint16_t dlid, uint8_t out)
+{
+	if (dlid <= unicast_lid_top)
+		__atomic_store_n(&lft_[dlid], out, __ATOMIC_RELAXED);
+}
+
+uint8_t Switch::lft(uint16_t dlid) const
+{
+	return dlid <= unicast_lid_top ? __atomic_load_n(&lft_[dlid], __ATOMIC_RELAXED) : no_port;
+}
+
+void Switch::set_mft(uint16_t mlid, uint64_t mask)
+{
+	if (mlid >= multicast_lid_base && mlid < permissive_lid)
+		__atomic_store_n(&mft_[mlid - multicast_lid_base], mask, __ATOMIC_RELAXED);
+}
+
+uint64_t Switch::mft(uint16_t mlid) const
+{
+	if (mlid < multicast_lid_base || mlid >= permissive_lid)
+		return 0;
+	return __atomic_load_n(&mft_[mlid - multicast_lid_base], __ATOMIC_RELAXED);
+}
+
+/*
+ * IBA 18.2.4.1: a switch forwards only on ACTIVE ports, except that
+ * subnet management packets on VL15 pass any port whose link is up.
+ */
+void Switch::forward(Port &out, Own<PacketBuf> pkt, bool vl15)
+{
+	bool up = vl15 ? out.phys == verbs::PhysState::LinkUp
+		       : out.state == verbs::PortState::Active;
+	if (!up) {
+		PortCounters::bump(vl15 ? out.counters.vl15_dropped : out.counters.xmit_discards);
+		return;
+	}
+	out.transmit(move(pkt));
+}
+
+void Switch::receive(Port &in, Own<PacketBuf> pkt)
+{
+	if (pkt->len < sizeof(iba::Lrh)) {
+		PortCounters::bump(in.counters.rcv_errors);
+		return;
+	}
+	const auto *lrh = reinterpret_cast<const iba::Lrh *>(pkt->data());
+	uint16_t dlid = lrh->dlid.get();
+	bool vl15 = iba::Lrh::Vl::get(lrh->vl_lver) == 15;
+	if (!vl15 && in.state != verbs::PortState::Active) {
+		PortCounters::bump(in.counters.rcv_errors);
+		return;
+	}
+	if (dlid >= multicast_lid_base && dlid < permissive_lid) {
+		/* IBA 18.2.4.3.3: every port in the mask but the one it came in on. */
+		uint64_t mask = mft(dlid) & ~(1ull << in.num);
+		for (uint8_t p = 1; p <= nports_; p++) {
+			if (!(mask & (1ull << p)))
+				continue;
+			auto copy = PacketBuf::alloc(Gfp::Atomic, pkt->len);
+			if (!copy) {
+				PortCounters::bump(ports_[p].counters.xmit_discards);
+				continue;
+			}
+			__builtin_memcpy(copy.value()->data(), pkt->data(), pkt->len);
+			copy.value()->len = pkt->len;
+			PortCounters::bump(ports_[p].counters.multicast_xmit);
+			forward(ports_[p], copy.take(), vl15);
+		}
+		return;
+	}
+	uint8_t out = lft(dlid);
+	if (out == 0 || out > nports_ || out == no_port) {
+		/* Port 0 is the switch's own SMA: the MAD layer is not here yet. */
+		PortCounters::bump(in.counters.xmit_discards);
+		return;
+	}
+	forward(ports_[out], move(pkt), vl15);
+}
+
+Result<void> Switch::query_port(uint8_t port, verbs::PortAttr &out)
+{
+	if (port != 0)
+		return Error(err::EINVAL);
+	Port &p = ports_[0];
+	out = verbs::PortAttr();
+	out.state = p.state;
+	out.phys_state = p.phys;
+	out.lid = p.lid;
+	out.sm_lid = p.sm_lid;
+	out.lmc = p.lmc;
+	out.sm_sl = p.sm_sl;
+	out.gid_tbl_len = 1;
+	out.pkey_tbl_len = 1;
+	out.active_mtu = out.max_mtu = iba::Mtu::M4096;
+	out.active_width = 2; /* 4X */
+	out.active_speed = 32; /* EDR */
+	return ok();
+}
+
+Result<verbs::Gid> Switch::query_gid(uint8_t port, uint32_t index)
+{
+	if (port != 0 || index != 0)
+		return Error(err::EINVAL);
+	return verbs::Gid::make(0xfe80000000000000ull, ports_[0].guid);
+}
+
+Result<uint16_t> Switch::query_pkey(uint8_t port, uint16_t index)
+{
+	if (port != 0 || index != 0)
+		return Error(err::EINVAL);
+	return uint16_t(0xffff);
+}
+
+Result<verbs::Qp *> Switch::create_qp(verbs::Pd &, const verbs::QpInitAttr &)
+{
+	/* The switch's QP0 arrives with the MAD layer. */
+	return Error(err::EOPNOTSUPP);
+}
+
+} // namespace weft::hca

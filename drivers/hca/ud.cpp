@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unreliable Datagram, and QP0/QP1 which use it (IBA 9.8, 10.2.5). */
+#include "qp.h"
+
+namespace weft::hca {
+
+using verbs::QpType;
+using verbs::WcStatus;
+
+
+/* IBA 9.8.2: one packet per message, DETH carries Q_Key and source QP. */
+WcStatus SoftQp::ud_send(SendWqe &w)
+{
+	if (w.length > mtu_bytes())
+		return WcStatus::LocLenErr;
+	const verbs::Ah &ah = *w.wr.ud.ah;
+	PacketSpec s;
+	bool imm = w.wr.opcode == verbs::WrOpcode::SendWithImm;
+	s.opcode = iba::opcode(iba::Transport::Ud, imm ? iba::op::SendOnlyImm : iba::op::SendOnly);
+	s.se = w.wr.send_flags & verbs::send_flag::solicited;
+	s.imm = w.wr.imm_data;
+	Port *p = hca.port(port);
+	/* IBA 10.2.5: QP1 sends with the P_Key index of the WR. */
+	uint16_t pk = pkey();
+	if (type == QpType::Gsi && p && w.wr.ud.pkey_index < Port::pkey_table_len)
+		pk = p->pkeys[w.wr.ud.pkey_index];
+	set_addressing(s, ah.attr, pk);
+	s.dqp = w.wr.ud.remote_qpn;
+	s.psn = next_psn_;
+	next_psn_ = (next_psn_ + 1) & psn_mask;
+	/* IBA 10.2.5: a Q_Key with the high bit set means "use the QP's". */
+	s.qkey = (w.wr.ud.remote_qkey & 0x80000000u) ? attr_.qkey : w.wr.ud.remote_qkey;
+	s.sqp = qpn;
+	SgFill g{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
+	s.fill = sg_fill;
+	s.fill_ctx = &g;
+	s.fill_len = w.length;
+	auto r = transmit(s);
+	if (!r)
+		return r.error().code() == err::EACCES || r.error().code() == err::EFAULT
+			       ? WcStatus::LocProtErr
+			       : WcStatus::LocQpOpErr;
+	return WcStatus::Success;
+}
+
+/*
+ * IBA 10.2.5, 9.6.1.2: check the Q_Key (QP0 has none) and the P_Key,
+ * consume a receive WQE (none: the datagram is silently dropped, IBA
+ * 9.8.3.?), and place the GRH (or 40 unused bytes) before the payload
+ * (IBA 11.4.1.2).
+ */
+void SoftQp::ud_receive(const Packet &p, PacketBuf &)
+{
+	Port *in = hca.port(port);
+	if (!p.deth || !in)
+		return;
+	if (type != QpType::Smi && p.deth->qkey.get() != attr_.qkey) {
+		PortCounters::bump(in->counters.bad_qkey);
+		return;
+	}
+	uint16_t pk = p.bth->pkey.get();
+	uint16_t pkey_index = 0;
+	if (type != QpType::Smi) {
+		bool found = false;
+		for (uint16_t i = 0; i < Port::pkey_table_len && !found; i++) {
+			if (pkey_match(pk, in->pkeys[i]) && (type == QpType::Gsi || i == attr_.pkey_index)) {
+				pkey_index = i;
+				found = true;
+			}
+		}
+		if (!found) {
+			PortCounters::bump(in->counters.bad_pkey);
+			return;
+		}
+	}
+	RecvWqe r;
+	if (!take_recv(r))
+		return;
+	verbs::Wc wc;
+	wc.opcode = verbs::WcOpcode::Recv;
+	SgRef sg{r.sge, r.nsge};
+	size_t room = sg_length(sg);
+	if (room < 40 + p.payload.size()) {
+		wc.status = WcStatus::LocLenErr;
+		complete_recv(r, wc, true);
+		return;
+	}
+	Result<void> copied = ok();
+	if (p.grh)
+		copied = sg_scatter(hca, pd, sg, 0, ConstBytes(reinterpret_cast<const uint8_t *>(p.grh), 40));
+	if (copied)
+		copied = sg_scatter(hca, pd, sg, 40, p.payload);
+	if (!copied) {
+		wc.status = WcStatus::LocProtErr;
+		complete_recv(r, wc, true);
+		to_error();
+		return;
+	}
+	wc.byte_len = static_cast<uint32_t>(40 + p.payload.size());
+	wc.src_qp = iba::Deth::SrcQp::get(p.deth->sqp);
+	wc.slid = p.lrh->slid.get();
+	wc.sl = iba::Lrh::Sl::get(p.lrh->sl_lnh);
+	wc.pkey_index = pkey_index;
+	wc.dlid_path_bits = static_cast<uint8_t>(p.lrh->dlid.get() & ((1u << in->lmc) - 1));
+	if (p.grh)
+		wc.wc_flags |= verbs::wc_flag::grh;
+	if (p.immdt) {
+		wc.wc_flags |= verbs::wc_flag::with_imm;
+		wc.imm_data = p.immdt->imm.get();
+	}
+	complete_recv(r, wc, iba::Bth::Se::get(p.bth->flags));
+}
+
+} // namespace weft::hca
