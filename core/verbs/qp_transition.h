@@ -24,8 +24,9 @@ struct TransitionRule {
 
 /*
  * The rule for @type moving from @cur to @next.  Any state -> Reset and any
- * state -> Err are valid with no attributes (IBA 10.3.1).  Invalid pairs
- * return valid = false.
+ * state -> Err are valid with no attributes (IBA 10.3.1), Reset -> Err
+ * included.  Sqe -> Rts does not exist for Rc: an RC QP never enters SQE.
+ * Invalid pairs (and out-of-range enum values) return valid = false.
  */
 TransitionRule transition_rule(QpType type, QpState cur, QpState next);
 
@@ -41,18 +42,28 @@ struct ModifyLimits {
 /*
  * Validate a Modify QP request.  @cur is the QP's current state; @mask says
  * which fields of @attr are given.  If mask has qp_attr::cur_state, it must
- * equal @cur (or be a legal "current state" override per IBA 11.2.5.1: only
- * Sqe or Rts when @cur is Sqe/Rts... see implementation).  The target state
- * is attr.state if mask has qp_attr::state, else @cur.
+ * equal @cur, except that a UD/UC/QP0/QP1 QP recorded as Rts may be named
+ * Sqe (the CI enters SQE on its own, IBA 10.3.1); the named state then
+ * replaces @cur.  cur_state itself is allowed only where the transition's
+ * optional mask has it (the arrows into Rts, IBA 11.2.5.2).  The target
+ * state is attr.state if mask has qp_attr::state, else the current state.
  * Errors: EINVAL for an invalid transition, a missing required attribute, an
- * attribute the transition does not allow, or a value out of range
- * (port, pkey index, MTU beyond the port's max, PSN or QPN >= 2^24,
- * retry_cnt/rnr_retry > 7, timeout/min_rnr_timer > 31, rd_atomic beyond the
- * device, access flags outside access::all, SL > 15, DLID 0 for a connected
- * QP's address vector, GID index beyond the table, caps beyond the device).
+ * attribute the transition does not allow, a mask bit beyond qp_attr::all,
+ * or a value out of range (port, pkey index, MTU beyond the port's max, PSN
+ * or QPN >= 2^24, retry_cnt/rnr_retry > 7, timeout/min_rnr_timer > 31,
+ * rd_atomic beyond the device (or no device given), access flags outside
+ * access::all, SL > 15, DLID 0 for a connected QP's address vector, GID
+ * index beyond the table, caps beyond the device).
  */
 Result<void> check_modify(QpType type, QpState cur, const QpAttr &attr, uint32_t mask,
 			  const ModifyLimits &lim);
+
+/*
+ * Queue sizes within what @dev reported (IBA 11.2.4.1 Create QP).  No Modify
+ * QP transition of IBA 11.2.5.2 allows qp_attr::cap, so this is also the
+ * entry point for Create QP.
+ */
+Result<void> check_qp_cap(const QpCap &cap, const DeviceAttr &dev);
 
 } // namespace weft::verbs
 
