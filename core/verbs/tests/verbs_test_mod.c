@@ -3,9 +3,11 @@
 #include "weft/rt/kunit_api.h"
 
 extern const struct weft_test_suite weft_suite_weft_verbs_types;
+extern const struct weft_test_suite weft_suite_weft_verbs_qp_transition;
 
 static const struct weft_test_suite *const weft_verbs_suites[] = {
 	&weft_suite_weft_verbs_types,
+	&weft_suite_weft_verbs_qp_transition,
 };
 
 WEFT_KUNIT_MODULE(weft_verbs_suites, "Weft: KUnit suites of the verbs mid-layer");
