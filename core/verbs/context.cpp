@@ -215,10 +215,7 @@ Result<Qp *> Context::create_qp(Pd *pd, const QpInitAttr &init)
 	if (!init.send_cq || !init.recv_cq || &init.send_cq->ctx != this ||
 	    &init.recv_cq->ctx != this)
 		return Error(err::EINVAL);
-	if (init.cap.max_send_wr > a.max_qp_wr || init.cap.max_recv_wr > a.max_qp_wr ||
-	    init.cap.max_send_sge > a.max_send_sge || init.cap.max_recv_sge > a.max_recv_sge ||
-	    init.cap.max_inline_data > a.max_inline_data)
-		return Error(err::EINVAL);
+	WEFT_TRY(check_qp_cap(init.cap, a));
 	bool special = init.type == QpType::Smi || init.type == QpType::Gsi;
 	if (special && (init.port < dev.first_port() ||
 			init.port >= dev.first_port() + dev.num_ports()))

@@ -7,6 +7,7 @@
 #include <weft/log.h>
 #include <weft/verbs/verbs.h>
 
+#include "sysfs.h"
 #include "verbs_module.h"
 
 namespace weft::verbs {
@@ -67,6 +68,7 @@ public:
 		return Error(err::ENOSPC);
 	}
 	static void set_registered(Device &dev, bool v) { dev.registered_ = v; }
+	static weft_ib_sysfs *&sysfs(Device &dev) { return dev.sysfs_; }
 	static Context *take_context(Device &dev)
 	{
 		return dev.contexts_.with([](auto &l) { return l.pop_front(); });
@@ -77,6 +79,7 @@ Result<void> register_device(Device &dev)
 {
 	auto r = reg().lock();
 	WEFT_TRY(Registry::name(*r, dev));
+	Registry::sysfs(dev) = WEFT_TRY(sysfs_add(dev));
 	dev.get(); /* the registry's reference */
 	r->devices.push_back(dev);
 	Registry::set_registered(dev, true);
@@ -97,6 +100,7 @@ void unregister_device(Device &dev)
 		auto r = reg().lock();
 		if (!dev.node.linked())
 			return;
+		sysfs_del(exchange(Registry::sysfs(dev), nullptr));
 		for (Client &c : r->clients)
 			c.remove(dev);
 		r->devices.remove(dev);

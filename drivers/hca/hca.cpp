@@ -60,6 +60,8 @@ Result<Hca *> Hca::create(uint8_t ports)
 	h->qps_ = move(table);
 	Fabric &f = Fabric::get();
 	h->node_guid = f.next_guid();
+	h->set_guids(h->node_guid, h->node_guid);
+	format(h->node_desc, sizeof(h->node_desc), "Weft soft HCA");
 	/* IBA 14.2.5.3: each CA port has its own GUID. */
 	for (uint8_t i = 0; i < ports; i++)
 		h->ports_[i].guid = f.next_guid();
@@ -212,6 +214,28 @@ Result<uint16_t> Hca::query_pkey(uint8_t port, uint16_t index)
 	if (!p || index >= Port::pkey_table_len)
 		return Error(err::EINVAL);
 	return __atomic_load_n(&p->pkeys[index], __ATOMIC_RELAXED);
+}
+
+Result<void> Hca::query_counters(uint8_t port, verbs::PortCounterValues &out)
+{
+	Port *p = this->port(port);
+	if (!p)
+		return Error(err::EINVAL);
+	const PortCounters &c = p->counters;
+	auto rd = [](const uint64_t &v) { return __atomic_load_n(&v, __ATOMIC_RELAXED); };
+	out.xmit_packets = rd(c.xmit_packets);
+	out.rcv_packets = rd(c.rcv_packets);
+	out.xmit_words = rd(c.xmit_words);
+	out.rcv_words = rd(c.rcv_words);
+	out.xmit_discards = rd(c.xmit_discards);
+	out.rcv_errors = rd(c.rcv_errors);
+	out.vl15_dropped = rd(c.vl15_dropped);
+	out.link_downed = rd(c.link_downed);
+	out.unicast_xmit = rd(c.unicast_xmit);
+	out.unicast_rcv = rd(c.unicast_rcv);
+	out.multicast_xmit = rd(c.multicast_xmit);
+	out.multicast_rcv = rd(c.multicast_rcv);
+	return ok();
 }
 
 } // namespace weft::hca

@@ -33,6 +33,7 @@ public:
 	Result<verbs::Gid> query_gid(uint8_t port, uint32_t index) override;
 	Result<uint16_t> query_pkey(uint8_t port, uint16_t index) override;
 	Result<verbs::Qp *> create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init) override;
+	Result<void> query_counters(uint8_t port, verbs::PortCounterValues &out) override;
 
 	/* The QP a packet for @qpn arriving on @port is for, with a reference. */
 	Ref<SoftQp> lookup_qp(uint32_t qpn, uint8_t port);

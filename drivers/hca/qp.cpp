@@ -262,7 +262,8 @@ void SoftQp::to_error()
 		state_ = QpState::Err;
 		flushed_ = false;
 	}
-	raise(verbs::EventType::QpFatal);
+	/* Errors reach the consumer as completions (IBA 10.10.2.?); no async event. */
+	kick(); /* the engine flushes on its next pass */
 }
 
 static WcOpcode wc_opcode(WrOpcode op)

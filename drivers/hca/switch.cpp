@@ -61,6 +61,8 @@ Result<Switch *> Switch::create(uint8_t ports)
 		new (&mem[i]) Port(*sw, i);
 	Fabric &f = Fabric::get();
 	sw->node_guid = f.next_guid();
+	sw->set_guids(sw->node_guid, sw->node_guid);
+	format(sw->node_desc, sizeof(sw->node_desc), "Weft soft switch");
 	for (uint8_t i = 0; i <= ports; i++)
 		mem[i].guid = sw->node_guid; /* IBA 14.2.5.6: switch ports share the GUID */
 	/* IBA 18.2.1: management port 0 is always up. */

@@ -2,11 +2,13 @@
 /* weft_hca_test: KUnit suites of the soft HCA (drivers/hca/tests/). */
 #include "weft/rt/kunit_api.h"
 
-extern const struct weft_test_suite weft_suite_weft_hca_packet, weft_suite_weft_hca_crc;
+extern const struct weft_test_suite weft_suite_weft_hca_packet, weft_suite_weft_hca_crc,
+	weft_suite_weft_hca_datapath;
 
 static const struct weft_test_suite *const weft_hca_suites[] = {
 	&weft_suite_weft_hca_packet,
 	&weft_suite_weft_hca_crc,
+	&weft_suite_weft_hca_datapath,
 };
 
 WEFT_KUNIT_MODULE(weft_hca_suites, "Weft: KUnit suites of the soft HCA");

@@ -176,6 +176,14 @@ struct PortAttr {
 	uint8_t active_speed = 0; /* 1 = SDR ... as PortInfo.LinkSpeedActive(Ext) */
 };
 
+/* A port's traffic and error counters (IBA 16.1.3.5, data in 32-bit words). */
+struct PortCounterValues {
+	uint64_t xmit_packets = 0, rcv_packets = 0;
+	uint64_t xmit_words = 0, rcv_words = 0;
+	uint64_t xmit_discards = 0, rcv_errors = 0, vl15_dropped = 0, link_downed = 0;
+	uint64_t unicast_xmit = 0, unicast_rcv = 0, multicast_xmit = 0, multicast_rcv = 0;
+};
+
 /* Work completion status, IBA 11.6.2, numbered as enum ib_wc_status. */
 enum class WcStatus : uint8_t {
 	Success = 0,

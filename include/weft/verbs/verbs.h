@@ -29,6 +29,8 @@
 #include <weft/wait.h>
 #include <weft/work.h>
 
+struct weft_ib_sysfs;
+
 namespace weft::verbs {
 
 class Device;
@@ -299,6 +301,15 @@ public:
 	virtual Result<Gid> query_gid(uint8_t port, uint32_t index) = 0;
 	virtual Result<uint16_t> query_pkey(uint8_t port, uint16_t index) = 0;
 	virtual Result<Qp *> create_qp(Pd &pd, const QpInitAttr &init) = 0;
+	virtual Result<void> query_counters(uint8_t port, PortCounterValues &out)
+	{
+		(void)port;
+		(void)out;
+		return Error(err::EOPNOTSUPP);
+	}
+
+	/* IBA 14.2.5.2 NodeDescription: 64 bytes, shown in sysfs, set by writes there. */
+	char node_desc[65] = {};
 
 	const char *name() const { return name_; }
 	NodeType node_type() const { return node_type_; }
@@ -319,6 +330,12 @@ public:
 protected:
 	Device(NodeType t, uint8_t num_ports, const DeviceAttr &a);
 
+	void set_guids(uint64_t node, uint64_t sys_image)
+	{
+		attr_.node_guid = node;
+		attr_.sys_image_guid = sys_image;
+	}
+
 	/* Name format for registration, e.g. "weft%d" or "weftsw%d". */
 	const char *name_fmt_ = "weft%d";
 
@@ -332,6 +349,7 @@ private:
 	void erase_mr(Mr &mr);
 
 	char name_[20] = {};
+	struct weft_ib_sysfs *sysfs_ = nullptr;
 	NodeType node_type_;
 	uint8_t num_ports_;
 	DeviceAttr attr_;

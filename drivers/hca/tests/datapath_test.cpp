@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the data path of the default subnet (weft0 and weft1 behind
+ * weftsw0, autoconfigured), driven through the verbs API exactly as a ULP
+ * would: RC SEND/WRITE/READ byte-exact across sizes, MTUs and SGE layouts,
+ * atomics, remote access errors, RNR exhaustion, UD with Q_Key checks.
+ */
+#include <weft/test.h>
+#include <weft/verbs/verbs.h>
+
+using namespace weft;
+using namespace weft::verbs;
+using weft::test::Test;
+
+namespace {
+
+/* One side of a connection: its own context, PD, DMA MR, CQ and QP. */
+struct Side {
+	Ref<Device> dev;
+	Context *ctx = nullptr;
+	Pd *pd = nullptr;
+	Mr *mr = nullptr; /* DMA MR: lkey for any kernel buffer */
+	Cq *cq = nullptr;
+	Qp *qp = nullptr;
+	uint16_t lid = 0;
+
+	~Side()
+	{
+		if (ctx)
+			ctx->close(false);
+	}
+
+	Result<void> open(const char *name, QpType type, uint32_t mr_access)
+	{
+		dev = find_device(name);
+		if (!dev)
+			return Error(err::ENODEV);
+		ctx = WEFT_TRY(Context::open(*dev, "kunit"));
+		pd = WEFT_TRY(ctx->alloc_pd());
+		mr = WEFT_TRY(ctx->get_dma_mr(pd, mr_access));
+		cq = WEFT_TRY(ctx->create_cq(256, nullptr, nullptr));
+		QpInitAttr init;
+		init.type = type;
+		init.send_cq = init.recv_cq = cq;
+		init.cap.max_send_wr = init.cap.max_recv_wr = 64;
+		init.cap.max_send_sge = init.cap.max_recv_sge = 4;
+		init.sq_sig_all = true;
+		qp = WEFT_TRY(ctx->create_qp(pd, init));
+		PortAttr pa;
+		WEFT_TRY(dev->query_port(1, pa));
+		lid = pa.lid;
+		return ok();
+	}
+};
+
+Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_retry)
+{
+	QpAttr at;
+	at.state = QpState::Init;
+	at.port_num = 1;
+	at.qp_access_flags = access::all & ~access::mw_bind;
+	WEFT_TRY(a.ctx->modify_qp(a.qp, at,
+				  qp_attr::state | qp_attr::pkey_index | qp_attr::port | qp_attr::access_flags));
+	at.state = QpState::Rtr;
+	at.path_mtu = mtu;
+	at.dest_qp_num = b.qp->qpn;
+	at.rq_psn = 0x123;
+	at.max_dest_rd_atomic = 4;
+	at.min_rnr_timer = 1;
+	at.ah_attr.dlid = b.lid;
+	at.ah_attr.port = 1;
+	WEFT_TRY(a.ctx->modify_qp(a.qp, at,
+				  qp_attr::state | qp_attr::av | qp_attr::path_mtu | qp_attr::dest_qpn |
+					  qp_attr::rq_psn | qp_attr::max_dest_rd_atomic |
+					  qp_attr::min_rnr_timer));
+	at.state = QpState::Rts;
+	at.sq_psn = 0x123;
+	at.timeout = 14;
+	at.retry_cnt = 7;
+	at.rnr_retry = rnr_retry;
+	at.max_rd_atomic = 4;
+	return a.ctx->modify_qp(a.qp, at,
+				qp_attr::state | qp_attr::sq_psn | qp_attr::timeout | qp_attr::retry_cnt |
+					qp_attr::rnr_retry | qp_attr::max_qp_rd_atomic);
+}
+
+/* Wait up to 5 s for one completion. */
+Result<Wc> wait_wc(Cq *cq)
+{
+	Wc wc;
+	for (int i = 0; i < 5000; i++) {
+		if (cq->poll(Span<Wc>(&wc, 1)) == 1)
+			return wc;
+		weft_msleep(1);
+	}
+	return Error(err::ETIMEDOUT);
+}
+
+struct Pair {
+	Side a, b;
+	Result<void> connect(QpType t, iba::Mtu mtu, uint8_t rnr_retry = 7)
+	{
+		uint32_t acc = access::all & ~access::mw_bind;
+		WEFT_TRY(a.open("weft0", t, acc));
+		WEFT_TRY(b.open("weft1", t, acc));
+		WEFT_TRY(to_rts(a, b, mtu, rnr_retry));
+		return to_rts(b, a, mtu, rnr_retry);
+	}
+};
+
+struct Buf {
+	uint8_t *p;
+	size_t n;
+	explicit Buf(size_t len) : p(static_cast<uint8_t *>(weft_kvmalloc(len ? len : 1, 0))), n(len) {}
+	~Buf() { weft_kvfree(p); }
+	void pattern(uint8_t seed)
+	{
+		for (size_t i = 0; i < n; i++)
+			p[i] = static_cast<uint8_t>(seed + i * 7 + (i >> 8));
+	}
+};
+
+void expect_wc(Test &t, Result<Wc> r, WcStatus st, WcOpcode op)
+{
+	if (!WEFT_EXPECT_OK(t, r))
+		return;
+	WEFT_EXPECT_EQ(t, static_cast<int>(r.value().status), static_cast<int>(st));
+	if (st == WcStatus::Success)
+		WEFT_EXPECT_EQ(t, static_cast<int>(r.value().opcode), static_cast<int>(op));
+}
+
+/* SEND: sizes around every MTU boundary, received into two SGEs. */
+void rc_send_sizes_and_mtus(Test &t)
+{
+	static constexpr size_t sizes[] = {0, 1, 255, 256, 257, 1024, 4095, 4096, 4097, 65536, 1 << 20};
+	static constexpr iba::Mtu mtus[] = {iba::Mtu::M256, iba::Mtu::M1024, iba::Mtu::M4096};
+	for (iba::Mtu mtu : mtus) {
+		Pair c;
+		WEFT_ASSERT_OK(t, c.connect(QpType::Rc, mtu));
+		for (size_t len : sizes) {
+			Buf src(len), dst(len + 64);
+			src.pattern(static_cast<uint8_t>(len));
+			__builtin_memset(dst.p, 0xee, dst.n);
+			size_t half = len / 3;
+			Sge rsg[2] = {{reinterpret_cast<uint64_t>(dst.p), uint32_t(half), c.b.mr->lkey},
+				      {reinterpret_cast<uint64_t>(dst.p + half), uint32_t(dst.n - half), c.b.mr->lkey}};
+			RecvWr rwr;
+			rwr.wr_id = len;
+			rwr.sg = Span<const Sge>(rsg, 2);
+			WEFT_ASSERT_OK(t, c.b.qp->post_recv(rwr));
+			Sge ssg{reinterpret_cast<uint64_t>(src.p), uint32_t(len), c.a.mr->lkey};
+			SendWr wr;
+			wr.wr_id = len;
+			wr.opcode = WrOpcode::SendWithImm;
+			wr.imm_data = 0xabcd0000u | uint32_t(len & 0xffff);
+			wr.sg = Span<const Sge>(&ssg, 1);
+			WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+			expect_wc(t, wait_wc(c.a.cq), WcStatus::Success, WcOpcode::Send);
+			auto rwc = wait_wc(c.b.cq);
+			expect_wc(t, move(rwc), WcStatus::Success, WcOpcode::Recv);
+			WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, dst.p, len), 0);
+			WEFT_EXPECT_EQ(t, dst.p[len], 0xee); /* nothing beyond the message */
+		}
+	}
+}
+
+void rc_write_then_read(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	static constexpr size_t len = 300000;
+	Buf local(len), remote(len), back(len);
+	local.pattern(3);
+	__builtin_memset(remote.p, 0, len);
+	__builtin_memset(back.p, 0, len);
+	Mr *rmr = nullptr;
+	auto reg = c.b.ctx->reg_kernel_mr(c.b.pd, remote.p, len, access::local_write | access::remote_write | access::remote_read);
+	WEFT_ASSERT_OK(t, reg);
+	rmr = reg.value();
+	Sge sg{reinterpret_cast<uint64_t>(local.p), uint32_t(len), c.a.mr->lkey};
+	SendWr wr;
+	wr.opcode = WrOpcode::RdmaWrite;
+	wr.sg = Span<const Sge>(&sg, 1);
+	wr.rdma.remote_addr = reinterpret_cast<uint64_t>(remote.p);
+	wr.rdma.rkey = rmr->rkey;
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::Success, WcOpcode::RdmaWrite);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(local.p, remote.p, len), 0);
+	Sge bsg{reinterpret_cast<uint64_t>(back.p), uint32_t(len), c.a.mr->lkey};
+	wr.opcode = WrOpcode::RdmaRead;
+	wr.sg = Span<const Sge>(&bsg, 1);
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::Success, WcOpcode::RdmaRead);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(local.p, back.p, len), 0);
+	/* A key with the wrong variant byte is not the region's key (IBA 10.6.3.3). */
+	wr.rdma.rkey = rmr->rkey ^ 1;
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::RemAccessErr, WcOpcode::RdmaRead);
+	WEFT_EXPECT_EQ(t, static_cast<int>(c.a.qp->state()), static_cast<int>(QpState::Err));
+}
+
+void rc_atomics(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M4096));
+	alignas(8) static uint64_t target, result;
+	target = 40;
+	Sge sg{reinterpret_cast<uint64_t>(&result), 8, c.a.mr->lkey};
+	SendWr wr;
+	wr.opcode = WrOpcode::AtomicFetchAdd;
+	wr.sg = Span<const Sge>(&sg, 1);
+	wr.atomic.remote_addr = reinterpret_cast<uint64_t>(&target);
+	wr.atomic.rkey = c.b.mr->rkey;
+	wr.atomic.compare_add = 2;
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::Success, WcOpcode::FetchAdd);
+	WEFT_EXPECT_EQ(t, result, 40ull);
+	WEFT_EXPECT_EQ(t, target, 42ull);
+	wr.opcode = WrOpcode::AtomicCmpSwap;
+	wr.atomic.compare_add = 42;
+	wr.atomic.swap = 7;
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::Success, WcOpcode::CompSwap);
+	WEFT_EXPECT_EQ(t, result, 42ull);
+	WEFT_EXPECT_EQ(t, target, 7ull);
+	wr.atomic.compare_add = 1000; /* no match: unchanged, original returned */
+	wr.atomic.swap = 9;
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::Success, WcOpcode::CompSwap);
+	WEFT_EXPECT_EQ(t, result, 7ull);
+	WEFT_EXPECT_EQ(t, target, 7ull);
+}
+
+/* No receive posted and rnr_retry 0: the first RNR NAK ends it (IBA 9.7.5.2.8). */
+void rc_rnr_retry_exhausted(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M256, 0));
+	static uint8_t byte = 1;
+	Sge sg{reinterpret_cast<uint64_t>(&byte), 1, c.a.mr->lkey};
+	SendWr wr;
+	wr.opcode = WrOpcode::Send;
+	wr.sg = Span<const Sge>(&sg, 1);
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::RnrRetryExcErr, WcOpcode::Send);
+	/* Then everything still queued is flushed (IBA 10.3.1). */
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::WrFlushErr, WcOpcode::Send);
+}
+
+/* An RC post before RTS is refused; a bad lkey is a local protection error. */
+void rc_local_errors(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	static uint8_t buf[16];
+	Sge sg{reinterpret_cast<uint64_t>(buf), sizeof(buf), c.a.mr->lkey + 0x100};
+	SendWr wr;
+	wr.opcode = WrOpcode::RdmaWrite;
+	wr.sg = Span<const Sge>(&sg, 1);
+	wr.rdma.remote_addr = reinterpret_cast<uint64_t>(buf);
+	wr.rdma.rkey = c.b.mr->rkey;
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::LocProtErr, WcOpcode::RdmaWrite);
+	Side s;
+	WEFT_ASSERT_OK(t, s.open("weft0", QpType::Rc, access::local_write));
+	WEFT_EXPECT_ERR(t, s.qp->post_send(wr), err::EINVAL);
+}
+
+Result<void> ud_ready(Side &s, uint32_t qkey)
+{
+	QpAttr at;
+	at.state = QpState::Init;
+	at.port_num = 1;
+	at.qkey = qkey;
+	WEFT_TRY(s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::pkey_index | qp_attr::port | qp_attr::qkey));
+	at.state = QpState::Rtr;
+	WEFT_TRY(s.ctx->modify_qp(s.qp, at, qp_attr::state));
+	at.state = QpState::Rts;
+	at.sq_psn = 1;
+	return s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::sq_psn);
+}
+
+/* UD: the payload lands after the 40-byte GRH area; a wrong Q_Key is dropped. */
+void ud_send_and_qkey(Test &t)
+{
+	Side a, b;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Ud, access::local_write));
+	WEFT_ASSERT_OK(t, b.open("weft1", QpType::Ud, access::local_write));
+	WEFT_ASSERT_OK(t, ud_ready(a, 0x1111));
+	WEFT_ASSERT_OK(t, ud_ready(b, 0x2222));
+	AhAttr aa;
+	aa.dlid = b.lid;
+	aa.port = 1;
+	auto ah = a.ctx->create_ah(a.pd, aa);
+	WEFT_ASSERT_OK(t, ah);
+	static uint8_t msg[100], rbuf[200];
+	for (size_t i = 0; i < sizeof(msg); i++)
+		msg[i] = static_cast<uint8_t>(i * 3);
+	Sge rsg{reinterpret_cast<uint64_t>(rbuf), sizeof(rbuf), b.mr->lkey};
+	RecvWr rwr;
+	rwr.sg = Span<const Sge>(&rsg, 1);
+	WEFT_ASSERT_OK(t, b.qp->post_recv(rwr));
+	Sge ssg{reinterpret_cast<uint64_t>(msg), sizeof(msg), a.mr->lkey};
+	SendWr wr;
+	wr.opcode = WrOpcode::Send;
+	wr.sg = Span<const Sge>(&ssg, 1);
+	wr.ud.ah = ah.value();
+	wr.ud.remote_qpn = b.qp->qpn;
+	wr.ud.remote_qkey = 0x2223; /* wrong */
+	WEFT_ASSERT_OK(t, a.qp->post_send(wr));
+	expect_wc(t, wait_wc(a.cq), WcStatus::Success, WcOpcode::Send);
+	wr.ud.remote_qkey = 0x2222;
+	WEFT_ASSERT_OK(t, a.qp->post_send(wr));
+	expect_wc(t, wait_wc(a.cq), WcStatus::Success, WcOpcode::Send);
+	auto rwc = wait_wc(b.cq);
+	WEFT_ASSERT_OK(t, rwc);
+	WEFT_EXPECT_EQ(t, static_cast<int>(rwc.value().status), static_cast<int>(WcStatus::Success));
+	WEFT_EXPECT_EQ(t, rwc.value().byte_len, 140u);
+	WEFT_EXPECT_EQ(t, rwc.value().src_qp, a.qp->qpn);
+	WEFT_EXPECT_EQ(t, rwc.value().slid, a.lid);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(rbuf + 40, msg, sizeof(msg)), 0);
+	/* Only one receive completed: the wrong-Q_Key datagram never arrived. */
+	Wc extra;
+	WEFT_EXPECT_EQ(t, b.cq->poll(Span<Wc>(&extra, 1)), size_t(0));
+	PortAttr pa;
+	WEFT_ASSERT_OK(t, b.dev->query_port(1, pa));
+	WEFT_EXPECT_GE(t, pa.qkey_viol_cntr, 1u);
+}
+
+/* Objects in use cannot be destroyed; close() of a busy context frees all. */
+void verbs_object_rules(Test &t)
+{
+	Side s;
+	WEFT_ASSERT_OK(t, s.open("weft0", QpType::Rc, access::local_write));
+	WEFT_EXPECT_ERR(t, s.ctx->dealloc_pd(s.pd), err::EBUSY);
+	WEFT_EXPECT_ERR(t, s.ctx->destroy_cq(s.cq), err::EBUSY);
+	WEFT_EXPECT_ERR(t, s.ctx->reg_kernel_mr(s.pd, nullptr, 0, access::remote_write), err::EINVAL);
+	QpAttr at;
+	at.state = QpState::Rts;
+	WEFT_EXPECT_ERR(t, s.ctx->modify_qp(s.qp, at, qp_attr::state), err::EINVAL);
+	WEFT_ASSERT_OK(t, s.ctx->destroy_qp(s.qp));
+	s.qp = nullptr;
+	WEFT_EXPECT_OK(t, s.ctx->destroy_cq(s.cq));
+	WEFT_EXPECT_OK(t, s.ctx->dereg_mr(s.mr));
+	WEFT_EXPECT_OK(t, s.ctx->dealloc_pd(s.pd));
+}
+
+} // namespace
+
+WEFT_TEST_SUITE(weft_hca_datapath, WEFT_CASE(rc_send_sizes_and_mtus), WEFT_CASE(rc_write_then_read),
+		WEFT_CASE(rc_atomics), WEFT_CASE(rc_rnr_retry_exhausted), WEFT_CASE(rc_local_errors),
+		WEFT_CASE(ud_send_and_qkey), WEFT_CASE(verbs_object_rules));
