@@ -6,13 +6,16 @@
  */
 #include <linux/module.h>
 
+#include "ib_sysfs.h"
+
 static int __init weft_verbs_init(void)
 {
-	return 0;
+	return weft_ib_sysfs_class_init();
 }
 
 static void __exit weft_verbs_exit(void)
 {
+	weft_ib_sysfs_class_exit();
 }
 
 module_init(weft_verbs_init);
