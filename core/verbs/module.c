@@ -6,10 +6,15 @@
  */
 #include <linux/module.h>
 
+#include "ib_sysfs.h"
 #include "verbs_module.h"
 
 static int __init weft_verbs_init(void)
 {
+	int ret = weft_ib_sysfs_class_init();
+
+	if (ret)
+		return ret;
 	weft_verbs_registry_init();
 	return 0;
 }
@@ -17,6 +22,7 @@ static int __init weft_verbs_init(void)
 static void __exit weft_verbs_exit(void)
 {
 	weft_verbs_registry_exit();
+	weft_ib_sysfs_class_exit();
 }
 
 module_init(weft_verbs_init);
