@@ -2,6 +2,7 @@
 /* The soft fabric: cables, link state and the test-only autoconfiguration. */
 #include <weft/log.h>
 
+#include "crc.h"
 #include "fabric.h"
 #include "hca_module.h"
 #include "switch.h"
@@ -23,6 +24,15 @@ Result<Own<PacketBuf>> PacketBuf::alloc(Gfp gfp, uint32_t cap)
 	auto *b = new (mem) PacketBuf();
 	b->cap = cap;
 	return Own<PacketBuf>(b);
+}
+
+Result<void> PacketBuf::seal()
+{
+	if (!sealed) {
+		WEFT_TRY(hca::seal(Bytes(data(), len)));
+		sealed = true;
+	}
+	return ok();
 }
 
 void Port::transmit(Own<PacketBuf> pkt)

@@ -18,11 +18,20 @@
 
 namespace weft::hca {
 
-/* One packet on the wire: LRH through VCRC in data[0, len). */
+/*
+ * One packet on the wire: LRH through VCRC in data[0, len).  Packets built
+ * inside this host travel unsealed (CRC fields zero, IBA 7.8 not yet
+ * applied); whatever observes or alters the wire (capture, fault
+ * injection, a cable to another host) seals first, and a receiver checks
+ * the CRCs of every sealed packet.
+ */
 struct PacketBuf {
 	ListNode node;
 	uint32_t len = 0;
 	uint32_t cap = 0;
+	bool sealed = false;
+	/* Compute ICRC and VCRC in place (idempotent). */
+	Result<void> seal();
 	uint8_t *data() { return reinterpret_cast<uint8_t *>(this + 1); }
 	ConstBytes bytes() { return ConstBytes(data(), len); }
 

@@ -84,8 +84,10 @@ Result<size_t> packet_length(const PacketSpec &s);
  * Build into @out; returns the wire length.  EINVAL for a field out of
  * range or an opcode that cannot carry what @s has, ENOSPC if @out is too
  * small, EMSGSIZE beyond the largest packet LRH.PktLen can describe.
+ * Without @seal_crcs the ICRC/VCRC bytes are left zero: the in-host fast
+ * path, where nobody observes the wire until PacketBuf::seal().
  */
-Result<size_t> build(Bytes out, const PacketSpec &s);
+Result<size_t> build(Bytes out, const PacketSpec &s, bool seal_crcs = true);
 
 } // namespace weft::hca
 

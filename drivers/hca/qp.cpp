@@ -388,7 +388,7 @@ Result<void> SoftQp::transmit(const PacketSpec &s)
 		return Error(err::ENODEV);
 	size_t len = WEFT_TRY(packet_length(s));
 	Own<PacketBuf> buf = WEFT_TRY(PacketBuf::alloc(Gfp::Sleep, static_cast<uint32_t>(len)));
-	buf->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(buf->data(), len), s)));
+	buf->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(buf->data(), len), s, false)));
 	PortCounters::bump(p->counters.unicast_xmit);
 	p->transmit(move(buf));
 	return ok();
