@@ -17,7 +17,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 
 SRCDIR := $(CURDIR)
-MODULE_DIRS := Kbuild include lib scripts tests/kunit tests/selftest \
+MODULE_DIRS := Kbuild include lib scripts tests/kunit tests/selftest tests/bench \
 	$(wildcard drivers core ulp userspace)
 
 # Newest Debian headers by version (6.1.0-10 after 6.1.0-9), as vm-run.sh boots.
@@ -40,7 +40,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check run debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check run bench debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -75,6 +75,10 @@ check:
 
 run:
 	@$(SRCDIR)/scripts/run-demo.sh
+
+# Benchmark table (Weft vs memcpy vs rxe) from one stock-kernel guest.
+bench: modules
+	@$(SRCDIR)/tests/bench/run.sh
 
 deps:
 	@$(SRCDIR)/scripts/deps.sh

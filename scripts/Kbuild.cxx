@@ -42,6 +42,7 @@ cxx_flags = -Wp,-MMD,$(depfile) \
 
 quiet_cmd_cxx_o_cpp = CXX $(quiet_modtag) $@
       cmd_cxx_o_cpp = $(WEFT_CXX) $(cxx_flags) -c -o $@ $< && \
+		python3 $(WEFT_ROOT)/scripts/shorten-cxx-symbols.py $(NM) $(OBJCOPY) $@ && \
 		$(CONFIG_SHELL) $(WEFT_ROOT)/scripts/check-cxx-object.sh $(OBJDUMP) $@
 
 define rule_cxx_o_cpp

@@ -6,6 +6,8 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
 
 #include "weft/rt/kapi.h"
 
@@ -51,3 +53,15 @@ void weft_msleep(unsigned int ms)
 	msleep(ms);
 }
 EXPORT_SYMBOL_GPL(weft_msleep);
+
+uint64_t weft_ktime_ns(void)
+{
+	return ktime_get_ns();
+}
+EXPORT_SYMBOL_GPL(weft_ktime_ns);
+
+void weft_cond_resched(void)
+{
+	cond_resched();
+}
+EXPORT_SYMBOL_GPL(weft_cond_resched);

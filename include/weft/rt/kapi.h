@@ -131,6 +131,10 @@ void weft_warn(const char *file, int line, const char *what);
 uint64_t weft_jiffies(void);
 unsigned long weft_msecs_to_jiffies(unsigned int ms);
 void weft_msleep(unsigned int ms);
+/* Monotonic clock in nanoseconds (ktime_get_ns), for measurements. */
+uint64_t weft_ktime_ns(void);
+/* Let other work run during a long loop in process context. */
+void weft_cond_resched(void);
 
 /* --- checksums (shim_crc.c) ---------------------------------------------- */
 /* CRC-32/IEEE, bit-reflected, no pre/post inversion (the kernel's crc32_le). */
