@@ -25,7 +25,7 @@ template <typename T> void drain(T *obj, Completion &drained)
 
 Qp::Qp(Device &d, Pd &p, const QpInitAttr &init, uint32_t num)
 	: dev(d), pd(p), type(init.type), qpn(num), send_cq(*init.send_cq), recv_cq(*init.recv_cq),
-	  cap(init.cap), sq_sig_all(init.sq_sig_all), port(init.port), events(init.events),
+	  srq(init.srq), cap(init.cap), sq_sig_all(init.sq_sig_all), port(init.port), events(init.events),
 	  modify_lock_(WEFT_LOCK_CLASS("weft_verbs_qp_modify"))
 {
 }
@@ -60,12 +60,15 @@ void Context::close(bool expect_empty)
 	}
 	{
 		MutexGuard g(lock_);
-		size_t left = qps_.size() + cqs_.size() + mrs_.size() + ahs_.size() + pds_.size();
+		size_t left = qps_.size() + cqs_.size() + mrs_.size() + ahs_.size() + pds_.size() +
+			      srqs_.size();
 		if (left && expect_empty)
 			log.err("%s: %s closed its context with %zu objects left (leak)", dev.name(),
 				owner, left);
 		while (Qp *qp = qps_.front())
 			destroy_qp_locked(qp);
+		while (Srq *srq = srqs_.front())
+			destroy_srq_locked(srq);
 		while (Cq *cq = cqs_.front())
 			destroy_cq_locked(cq);
 		while (Ah *ah = ahs_.pop_front()) {
@@ -220,10 +223,15 @@ Result<Qp *> Context::create_qp(Pd *pd, const QpInitAttr &init)
 	if (special && (init.port < dev.first_port() ||
 			init.port >= dev.first_port() + dev.num_ports()))
 		return Error(err::EINVAL);
+	if (init.srq && (&init.srq->ctx != this || init.type == QpType::Ud ||
+			 init.type == QpType::Smi || init.type == QpType::Gsi))
+		return Error(err::EINVAL); /* IBA 10.2.9: RC and UC only here */
 	MutexGuard g(lock_);
 	if (!owns(pd))
 		return Error(err::EINVAL);
 	Qp *qp = WEFT_TRY(dev.create_qp(*pd, init));
+	if (init.srq)
+		init.srq->usecnt++;
 	pd->usecnt++;
 	init.send_cq->usecnt++;
 	init.recv_cq->usecnt++;
@@ -265,6 +273,8 @@ void Context::destroy_qp_locked(Qp *qp)
 	qp->pd.usecnt--;
 	qp->send_cq.usecnt--;
 	qp->recv_cq.usecnt--;
+	if (qp->srq)
+		qp->srq->usecnt--;
 	delete qp;
 }
 
@@ -274,6 +284,47 @@ Result<void> Context::destroy_qp(Qp *qp)
 	if (!qp || &qp->pd.ctx != this || !qp->node.linked())
 		return Error(err::EINVAL);
 	destroy_qp_locked(qp);
+	return ok();
+}
+
+/* IBA 11.2.3.3 Create SRQ. */
+Result<Srq *> Context::create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, EventHandler *events)
+{
+	const DeviceAttr &a = dev.attr();
+	if (max_wr == 0 || max_wr > a.max_srq_wr || max_sge > a.max_srq_sge ||
+	    max_sge > RecvEntry::max_sge)
+		return Error(err::EINVAL);
+	auto ring = WEFT_TRY(Array<RecvEntry>::make(Gfp::Sleep, max_wr));
+	MutexGuard g(lock_);
+	if (!owns(pd))
+		return Error(err::EINVAL);
+	if (srqs_.size() >= a.max_srq)
+		return Error(err::ENOMEM);
+	auto *srq = new (Gfp::Sleep) Srq(*this, *pd, move(ring), max_sge, events);
+	if (!srq)
+		return Error(err::ENOMEM);
+	pd->usecnt++;
+	srqs_.push_back(*srq);
+	return srq;
+}
+
+void Context::destroy_srq_locked(Srq *srq)
+{
+	srqs_.remove(*srq);
+	drain(srq, srq->drained_);
+	srq->pd.usecnt--;
+	delete srq;
+}
+
+/* IBA 11.2.3.6: an SRQ with QPs attached cannot be destroyed. */
+Result<void> Context::destroy_srq(Srq *srq)
+{
+	MutexGuard g(lock_);
+	if (!srq || &srq->ctx != this || !srq->node.linked())
+		return Error(err::EINVAL);
+	if (srq->usecnt)
+		return Error(err::EBUSY);
+	destroy_srq_locked(srq);
 	return ok();
 }
 

@@ -31,6 +31,9 @@ verbs::DeviceAttr hca_attr()
 	a.max_mr = 4096;
 	a.max_pd = 1024;
 	a.max_ah = 4096;
+	a.max_srq = 256;
+	a.max_srq_wr = 16384;
+	a.max_srq_sge = max_sge;
 	a.max_qp_rd_atom = a.max_qp_init_rd_atom = 16;
 	a.max_res_rd_atom = 16 * hca_max_qp;
 	a.max_pkeys = Port::pkey_table_len;

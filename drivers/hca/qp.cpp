@@ -124,7 +124,8 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 
 Result<void> SoftQp::post_recv(const verbs::RecvWr &wr)
 {
-	if (wr.sg.size() > cap.max_recv_sge || wr.sg.size() > max_sge)
+	/* IBA 11.4.1.2: a QP on an SRQ has no receive queue of its own. */
+	if (srq || wr.sg.size() > cap.max_recv_sge || wr.sg.size() > max_sge)
 		return Error(err::EINVAL);
 	bool flush_now;
 	{
@@ -204,6 +205,8 @@ Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
 			rd_atomic_out_ = 0;
 			in_send_ = in_write_ = nak_sent_ = rnr_wait_ = false;
 			flushed_ = false;
+			last_wqe_reported_ = false;
+			comm_est_raised_ = false;
 			msn_ = 0;
 			history_next_ = 0;
 			for (AtomicRecord &r : history_)
@@ -309,6 +312,8 @@ void SoftQp::complete_recv(const RecvWqe &r, const verbs::Wc &wc_in, bool solici
 
 bool SoftQp::take_recv(RecvWqe &out)
 {
+	if (srq)
+		return srq->take(out);
 	SpinGuardBh g(lock_);
 	if (rq_head_ == rq_tail_)
 		return false;
@@ -329,8 +334,13 @@ void SoftQp::flush()
 		write_mr_.reset();
 	}
 	RecvWqe r;
-	while (take_recv(r))
+	while (!srq && take_recv(r))
 		complete_recv(r, wc, false);
+	/* IBA 11.6.3.1: an SRQ's QP reports that it will consume no more WQEs. */
+	if (srq && !last_wqe_reported_) {
+		last_wqe_reported_ = true;
+		raise(verbs::EventType::QpLastWqeReached);
+	}
 	for (;;) {
 		SendWqe w;
 		{

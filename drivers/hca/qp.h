@@ -22,7 +22,7 @@
 
 namespace weft::hca {
 
-inline constexpr uint32_t max_sge = 8;
+inline constexpr uint32_t max_sge = verbs::RecvEntry::max_sge;
 inline constexpr uint32_t psn_mask = 0xffffff;
 
 /* IBA 9.7.1: PSNs compare modulo 2^24 within half the space. */
@@ -56,11 +56,7 @@ struct SendWqe {
 	verbs::WcStatus status;
 };
 
-struct RecvWqe {
-	uint64_t wr_id;
-	uint32_t nsge;
-	verbs::Sge sge[max_sge];
-};
+using RecvWqe = verbs::RecvEntry;
 
 /* IBA 9.7.5.1.4: the responder keeps recent atomic results for duplicates. */
 struct AtomicRecord {
@@ -151,6 +147,8 @@ private:
 	/* responder */
 	uint32_t epsn_ = 0, msn_ = 0;
 	bool nak_sent_ = false;
+	bool last_wqe_reported_ = false;
+	bool comm_est_raised_ = false;
 	bool in_send_ = false, in_write_ = false;
 	RecvWqe cur_recv_{};
 	uint32_t recv_off_ = 0;

@@ -255,6 +255,11 @@ void SoftQp::responder(const Packet &p)
 			PortCounters::bump(in->counters.bad_pkey);
 		return;
 	}
+	/* IBA 11.6.3.1: the first packet at a QP still in RTR establishes it. */
+	if (!comm_est_raised_ && state() == verbs::QpState::Rtr) {
+		comm_est_raised_ = true;
+		raise(verbs::EventType::CommEst);
+	}
 	const uint32_t psn = iba::Bth::Psn::get(p.bth->psn);
 	const uint8_t op = operation(p.bth->opcode.get());
 	const int32_t d = psn_diff(psn, epsn_);

@@ -8,6 +8,10 @@ secs=${WEFT_BENCH_SECONDS:-1}
 
 weft_load || exit 1
 insmod "$WEFT_MODDIR/tests/bench/weft_bench.ko" seconds_per_point="$secs" || exit 1
+for _ in $(seq 1200); do
+	dmesg | grep -q "WEFT-BENCH done" && break
+	sleep 0.5
+done
 rmmod weft_bench
 weft_unload || exit 1
 

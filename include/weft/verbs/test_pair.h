@@ -21,10 +21,24 @@ struct Side {
 	Qp *qp = nullptr;
 	uint16_t lid = 0;
 
+	bool owns_ctx = true;
+
 	~Side()
 	{
-		if (ctx)
+		if (ctx && owns_ctx)
 			ctx->close(false);
+	}
+
+	/* Another QP in the same context, as a Side that does not own it. */
+	void borrow(const Side &owner, Qp *q)
+	{
+		ctx = owner.ctx;
+		pd = owner.pd;
+		mr = owner.mr;
+		cq = owner.cq;
+		lid = owner.lid;
+		qp = q;
+		owns_ctx = false;
 	}
 
 	Result<void> open(const char *name, QpType type, uint32_t mr_access)

@@ -38,6 +38,7 @@ class Context;
 class Pd;
 class Cq;
 class Qp;
+class Srq;
 
 struct Event {
 	EventType type;
@@ -45,6 +46,7 @@ struct Event {
 	uint8_t port = 0;
 	Qp *qp = nullptr;
 	Cq *cq = nullptr;
+	Srq *srq = nullptr;
 };
 
 /* Receives asynchronous events (IBA 11.6.3); called in process context. */
@@ -187,10 +189,56 @@ private:
 	void *arg_;
 };
 
+/* A posted receive as queues keep it (the WR's SGEs copied). */
+struct RecvEntry {
+	static constexpr uint32_t max_sge = 8;
+	uint64_t wr_id;
+	uint32_t nsge;
+	Sge sge[max_sge];
+};
+
+/*
+ * Shared receive queue (IBA 10.2.9, 11.2.3.3-11.2.3.6): receive WQEs
+ * consumed by any QP attached to it, in posting order.  When armed with a
+ * limit, the first time the queue drops below it raises SrqLimitReached
+ * (IBA 10.2.9.2) and disarms.
+ */
+class Srq : public RefCounted<Srq> {
+public:
+	Srq(Context &c, Pd &p, Array<RecvEntry> ring, uint32_t max_sge, EventHandler *events);
+	WEFT_NOCOPY(Srq);
+
+	Result<void> post_recv(const RecvWr &wr);
+	/* IBA 11.2.3.4 Modify SRQ: arm the limit (0 disarms). */
+	Result<void> arm_limit(uint32_t limit);
+	uint32_t capacity() const { return static_cast<uint32_t>(ring_.size()); }
+	uint32_t count();
+
+	/* Driver side: the oldest WQE, raising the limit event if due. */
+	bool take(RecvEntry &out);
+
+	Context &ctx;
+	Pd &pd;
+	EventHandler *events;
+	ListNode node;
+	int usecnt = 0; /* QPs attached; under the context's mutex */
+	static void release(Srq *srq) { srq->drained_.complete(); }
+
+private:
+	friend class Context;
+	Completion drained_;
+	SpinLock lock_;
+	Array<RecvEntry> ring_;
+	uint32_t max_sge_;
+	uint32_t head_ = 0, tail_ = 0; /* free-running */
+	uint32_t limit_ = 0;
+};
+
 struct QpInitAttr {
 	QpType type = QpType::Rc;
 	Cq *send_cq = nullptr;
 	Cq *recv_cq = nullptr;
+	Srq *srq = nullptr; /* receives come from here; the QP has no RQ */
 	QpCap cap;
 	bool sq_sig_all = false; /* IBA 11.2.4.1: every WR signalled */
 	uint8_t port = 0;	 /* for Smi/Gsi: which port's special QP */
@@ -209,6 +257,7 @@ public:
 	const QpType type;
 	const uint32_t qpn;
 	Cq &send_cq, &recv_cq;
+	Srq *const srq;
 	QpCap cap;
 	const bool sq_sig_all;
 	uint8_t port;
@@ -269,6 +318,8 @@ public:
 	Result<void> destroy_qp(Qp *qp);
 	Result<Ah *> create_ah(Pd *pd, const AhAttr &attr);
 	Result<void> destroy_ah(Ah *ah);
+	Result<Srq *> create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, EventHandler *events);
+	Result<void> destroy_srq(Srq *srq);
 
 	Device &dev;
 	const char *const owner;
@@ -280,6 +331,7 @@ private:
 	bool owns(Pd *pd);
 	void destroy_qp_locked(Qp *qp);
 	void destroy_cq_locked(Cq *cq);
+	void destroy_srq_locked(Srq *srq);
 	void dereg_mr_locked(Mr *mr);
 
 	Mutex lock_; /* guards the lists below and the objects' usecnt */
@@ -289,6 +341,7 @@ private:
 	List<Cq, &Cq::node> cqs_;
 	List<Qp, &Qp::node> qps_;
 	List<Ah, &Ah::node> ahs_;
+	List<Srq, &Srq::node> srqs_;
 };
 
 /* The port and device queries a driver answers (IBA 11.2.1). */

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shared receive queues (IBA 10.2.9). */
+#include <weft/verbs/verbs.h>
+
+namespace weft::verbs {
+
+Srq::Srq(Context &c, Pd &p, Array<RecvEntry> ring, uint32_t max_sge, EventHandler *ev)
+	: ctx(c), pd(p), events(ev), lock_(WEFT_LOCK_CLASS("weft_verbs_srq")), ring_(move(ring)),
+	  max_sge_(max_sge)
+{
+}
+
+Result<void> Srq::post_recv(const RecvWr &wr)
+{
+	if (wr.sg.size() > max_sge_)
+		return Error(err::EINVAL);
+	SpinGuardIrq g(lock_);
+	if (tail_ - head_ >= ring_.size())
+		return Error(err::ENOMEM);
+	RecvEntry &e = ring_[tail_ % ring_.size()];
+	e.wr_id = wr.wr_id;
+	e.nsge = static_cast<uint32_t>(wr.sg.size());
+	for (size_t i = 0; i < wr.sg.size(); i++)
+		e.sge[i] = wr.sg[i];
+	tail_++;
+	return ok();
+}
+
+/* IBA 11.2.3.4: a limit beyond the queue's size is invalid. */
+Result<void> Srq::arm_limit(uint32_t limit)
+{
+	if (limit > ring_.size())
+		return Error(err::EINVAL);
+	SpinGuardIrq g(lock_);
+	limit_ = limit;
+	return ok();
+}
+
+uint32_t Srq::count()
+{
+	SpinGuardIrq g(lock_);
+	return tail_ - head_;
+}
+
+bool Srq::take(RecvEntry &out)
+{
+	bool fire = false;
+	{
+		SpinGuardIrq g(lock_);
+		if (head_ == tail_)
+			return false;
+		out = ring_[head_ % ring_.size()];
+		head_++;
+		/* IBA 10.2.9.2: fires once when the count falls below the limit. */
+		if (limit_ && tail_ - head_ < limit_) {
+			limit_ = 0;
+			fire = true;
+		}
+	}
+	if (fire && events)
+		events->handle(Event{EventType::SrqLimitReached, &ctx.dev, 0, nullptr, nullptr, this});
+	return true;
+}
+
+} // namespace weft::verbs
