@@ -287,6 +287,31 @@ Result<void> Context::destroy_qp(Qp *qp)
 	return ok();
 }
 
+/*
+ * IBA 10.5, 11.3.1: only UD QPs join multicast groups; the MGID is a
+ * multicast GID (first byte 0xff) and the MLID a multicast LID.
+ */
+static bool mcast_ok(const Qp *qp, const Gid &mgid, uint16_t mlid)
+{
+	return qp->type == QpType::Ud && mgid.raw[0] == 0xff && mlid >= 0xc000 && mlid != 0xffff;
+}
+
+Result<void> Context::attach_mcast(Qp *qp, const Gid &mgid, uint16_t mlid)
+{
+	MutexGuard g(lock_);
+	if (!qp || &qp->pd.ctx != this || !qp->node.linked() || !mcast_ok(qp, mgid, mlid))
+		return Error(err::EINVAL);
+	return qp->attach_mcast(mgid, mlid);
+}
+
+Result<void> Context::detach_mcast(Qp *qp, const Gid &mgid, uint16_t mlid)
+{
+	MutexGuard g(lock_);
+	if (!qp || &qp->pd.ctx != this || !qp->node.linked() || !mcast_ok(qp, mgid, mlid))
+		return Error(err::EINVAL);
+	return qp->detach_mcast(mgid, mlid);
+}
+
 /* IBA 11.2.3.3 Create SRQ. */
 Result<Srq *> Context::create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, EventHandler *events)
 {

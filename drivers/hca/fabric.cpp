@@ -202,6 +202,20 @@ void Fabric::autoconfigure()
 	log.info("autoconfigure: %u LIDs assigned, ports ACTIVE", next_lid - 1);
 }
 
+void Fabric::flood_multicast(uint16_t mlid)
+{
+	MutexGuard g(lock);
+	for (Node &n : nodes) {
+		if (!n.is_switch())
+			continue;
+		uint64_t mask = 0;
+		for (uint8_t i = 1; i <= n.port_count(); i++)
+			if (n.port(i) && n.port(i)->peer())
+				mask |= 1ull << i;
+		static_cast<Switch &>(n).set_mft(mlid, mask);
+	}
+}
+
 } // namespace weft::hca
 
 void weft_hca_fabric_init(void)

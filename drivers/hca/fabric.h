@@ -123,6 +123,11 @@ public:
 	 * breadth-first search, and move linked ports to ACTIVE.
 	 */
 	void autoconfigure();
+	/*
+	 * Test-only, like autoconfigure(): make every switch forward @mlid out
+	 * of every linked port (what an SM would program per group).
+	 */
+	void flood_multicast(uint16_t mlid);
 
 	uint64_t next_guid();
 

@@ -31,6 +31,8 @@ verbs::DeviceAttr hca_attr()
 	a.max_mr = 4096;
 	a.max_pd = 1024;
 	a.max_ah = 4096;
+	a.max_mcast_grp = McastTable::max_groups;
+	a.max_mcast_qp_attach = McastTable::max_attach;
 	a.max_srq = 256;
 	a.max_srq_wr = 16384;
 	a.max_srq_sge = max_sge;
@@ -168,8 +170,13 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 	uint16_t dlid = p.lrh->dlid.get();
 	uint16_t mask = static_cast<uint16_t>(~((1u << in.lmc) - 1));
 	bool mine = (dlid & mask) == (in.lid & mask) || (vl15 && dlid == permissive_lid);
+	if (dlid >= multicast_lid_base && dlid != permissive_lid) {
+		PortCounters::bump(in.counters.multicast_rcv);
+		if (!mcast_[in.num - 1].deliver(p, *pkt))
+			PortCounters::bump(in.counters.no_dest_qp);
+		return;
+	}
 	if (!mine) {
-		/* Multicast delivery arrives with the multicast attach verbs. */
 		PortCounters::bump(in.counters.rcv_errors);
 		return;
 	}

@@ -10,6 +10,7 @@
 #include <weft/verbs/verbs.h>
 
 #include "fabric.h"
+#include "mcast.h"
 
 namespace weft::hca {
 
@@ -38,6 +39,7 @@ public:
 	/* The QP a packet for @qpn arriving on @port is for, with a reference. */
 	Ref<SoftQp> lookup_qp(uint32_t qpn, uint8_t port);
 	void remove_qp(SoftQp &qp);
+	McastTable *mcast(uint8_t port) { return port >= 1 && port <= nports_ ? &mcast_[port - 1] : nullptr; }
 
 	static constexpr uint64_t subnet_prefix = 0xfe80000000000000ull; /* IBA 4.1.1 default */
 
@@ -49,6 +51,7 @@ private:
 	SpinLock qps_lock_;
 	Array<SoftQp *> qps_; /* by QPN; 0 and 1 unused (special QPs below) */
 	SoftQp *special_[max_ports][2] = {};
+	McastTable mcast_[max_ports];
 	uint32_t next_qpn_ = 2;
 };
 

@@ -230,10 +230,26 @@ Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
 	return ok();
 }
 
+Result<void> SoftQp::attach_mcast(const verbs::Gid &mgid, uint16_t mlid)
+{
+	McastTable *t = hca.mcast(port);
+	if (!t)
+		return Error(err::EINVAL); /* IBA 11.3.1: the QP must be on a port (INIT) */
+	return t->attach(*this, mgid, mlid);
+}
+
+Result<void> SoftQp::detach_mcast(const verbs::Gid &mgid, uint16_t mlid)
+{
+	McastTable *t = hca.mcast(port);
+	return t ? t->detach(*this, mgid, mlid) : Error(err::EINVAL);
+}
+
 /* Destroy, phase one: no new packets or kicks, then wait out the engine. */
 void SoftQp::shutdown()
 {
 	hca.remove_qp(*this);
+	for (uint8_t p = 1; p <= hca.port_count(); p++)
+		hca.mcast(p)->detach_all(*this);
 	{
 		SpinGuardBh g(rx_lock_);
 		dying_ = true;
@@ -399,7 +415,8 @@ Result<void> SoftQp::transmit(const PacketSpec &s)
 	size_t len = WEFT_TRY(packet_length(s));
 	Own<PacketBuf> buf = WEFT_TRY(PacketBuf::alloc(Gfp::Sleep, static_cast<uint32_t>(len)));
 	buf->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(buf->data(), len), s, false)));
-	PortCounters::bump(p->counters.unicast_xmit);
+	PortCounters::bump(s.dlid >= 0xc000 && s.dlid != 0xffff ? p->counters.multicast_xmit
+								 : p->counters.unicast_xmit);
 	p->transmit(move(buf));
 	return ok();
 }

@@ -77,6 +77,8 @@ public:
 	void query(verbs::QpAttr &out) const override;
 	Result<void> modify(const verbs::QpAttr &attr, uint32_t mask) override;
 	void shutdown() override;
+	Result<void> attach_mcast(const verbs::Gid &mgid, uint16_t mlid) override;
+	Result<void> detach_mcast(const verbs::Gid &mgid, uint16_t mlid) override;
 
 	/* A packet for this QP arrived on @port (never sleeps). */
 	void enqueue(Own<PacketBuf> pkt);

@@ -8,6 +8,8 @@
 #include <weft/test.h>
 #include <weft/verbs/test_pair.h>
 
+#include "../fabric.h"
+
 using namespace weft;
 using namespace weft::verbs;
 using namespace weft::verbs::testing;
@@ -223,6 +225,74 @@ void ud_send_and_qkey(Test &t)
 	WEFT_EXPECT_GE(t, pa.qkey_viol_cntr, 1u);
 }
 
+struct McastFixture {
+	Side tx, r1, r2, other;
+};
+
+/*
+ * IBA 10.5: a datagram to a multicast LID with the group's MGID in the GRH
+ * reaches every attached QP, and only those.
+ */
+void ud_multicast(Test &t)
+{
+	auto f = make_own<McastFixture>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, f);
+	Side &tx = f.value()->tx, &r1 = f.value()->r1, &r2 = f.value()->r2, &other = f.value()->other;
+	WEFT_ASSERT_OK(t, tx.open("weft0", QpType::Ud, access::local_write));
+	WEFT_ASSERT_OK(t, r1.open("weft1", QpType::Ud, access::local_write));
+	WEFT_ASSERT_OK(t, r2.open("weft1", QpType::Ud, access::local_write));
+	WEFT_ASSERT_OK(t, other.open("weft1", QpType::Ud, access::local_write));
+	Side *all[] = {&tx, &r1, &r2, &other};
+	for (Side *s : all)
+		WEFT_ASSERT_OK(t, ud_ready(*s, 0x5555));
+	const uint16_t mlid = 0xc00a;
+	Gid mgid = Gid::make(0xff12401bffff0000ull, 0x00000000ffffffffull);
+	WEFT_ASSERT_OK(t, r1.ctx->attach_mcast(r1.qp, mgid, mlid));
+	WEFT_ASSERT_OK(t, r2.ctx->attach_mcast(r2.qp, mgid, mlid));
+	WEFT_EXPECT_ERR(t, r2.ctx->attach_mcast(r2.qp, mgid, mlid), err::EEXIST);
+	WEFT_EXPECT_ERR(t, r2.ctx->attach_mcast(r2.qp, mgid, 0x12), err::EINVAL);
+	hca::Fabric::get().flood_multicast(mlid);
+	static uint8_t bufs[3][128];
+	Side *rx[] = {&r1, &r2, &other};
+	for (int i = 0; i < 3; i++) {
+		Sge sg{reinterpret_cast<uint64_t>(bufs[i]), 128, rx[i]->mr->lkey};
+		RecvWr r;
+		r.sg = Span<const Sge>(&sg, 1);
+		WEFT_ASSERT_OK(t, rx[i]->qp->post_recv(r));
+	}
+	AhAttr aa;
+	aa.dlid = mlid;
+	aa.port = 1;
+	aa.global = true;
+	aa.dgid = mgid;
+	aa.hop_limit = 1;
+	auto ah = tx.ctx->create_ah(tx.pd, aa);
+	WEFT_ASSERT_OK(t, ah);
+	static const char msg[] = "to the group";
+	Sge sg{reinterpret_cast<uint64_t>(msg), sizeof(msg), tx.mr->lkey};
+	SendWr wr;
+	wr.opcode = WrOpcode::Send;
+	wr.sg = Span<const Sge>(&sg, 1);
+	wr.ud.ah = ah.value();
+	wr.ud.remote_qpn = 0xffffff; /* IBA 10.5: multicast DestQP */
+	wr.ud.remote_qkey = 0x5555;
+	WEFT_ASSERT_OK(t, tx.qp->post_send(wr));
+	expect_wc(t, wait_wc(tx.cq), WcStatus::Success, WcOpcode::Send);
+	for (int i = 0; i < 2; i++) {
+		auto wc = wait_wc(rx[i]->cq);
+		WEFT_ASSERT_OK(t, wc);
+		WEFT_EXPECT_TRUE(t, wc.value().wc_flags & wc_flag::grh);
+		WEFT_EXPECT_EQ(t, wc.value().src_qp, tx.qp->qpn);
+		WEFT_EXPECT_STREQ(t, reinterpret_cast<const char *>(bufs[i] + 40), msg);
+		/* The GRH in the first 40 bytes names the group (IBA 11.4.1.2). */
+		WEFT_EXPECT_EQ(t, __builtin_memcmp(bufs[i] + 24, mgid.raw, 16), 0);
+	}
+	Wc extra;
+	WEFT_EXPECT_EQ(t, other.cq->poll(Span<Wc>(&extra, 1)), size_t(0));
+	WEFT_EXPECT_OK(t, r1.ctx->detach_mcast(r1.qp, mgid, mlid));
+	WEFT_EXPECT_ERR(t, r1.ctx->detach_mcast(r1.qp, mgid, mlid), err::EINVAL);
+}
+
 /* Objects in use cannot be destroyed; close() of a busy context frees all. */
 void verbs_object_rules(Test &t)
 {
@@ -245,4 +315,4 @@ void verbs_object_rules(Test &t)
 
 WEFT_TEST_SUITE(weft_hca_datapath, WEFT_CASE(rc_send_sizes_and_mtus), WEFT_CASE(rc_write_then_read),
 		WEFT_CASE(rc_atomics), WEFT_CASE(rc_rnr_retry_exhausted), WEFT_CASE(rc_local_errors),
-		WEFT_CASE(ud_send_and_qkey), WEFT_CASE(verbs_object_rules));
+		WEFT_CASE(ud_send_and_qkey), WEFT_CASE(ud_multicast), WEFT_CASE(verbs_object_rules));

@@ -283,6 +283,10 @@ public:
 	 */
 	virtual void shutdown() = 0;
 
+	/* IBA 11.3.1: multicast group membership of a UD QP (core-validated). */
+	virtual Result<void> attach_mcast(const Gid &mgid, uint16_t mlid) = 0;
+	virtual Result<void> detach_mcast(const Gid &mgid, uint16_t mlid) = 0;
+
 	/* Async event for this QP (IBA 11.6.3.1), to its handler if any. */
 	void raise(EventType t);
 
@@ -318,6 +322,8 @@ public:
 	Result<void> destroy_qp(Qp *qp);
 	Result<Ah *> create_ah(Pd *pd, const AhAttr &attr);
 	Result<void> destroy_ah(Ah *ah);
+	Result<void> attach_mcast(Qp *qp, const Gid &mgid, uint16_t mlid);
+	Result<void> detach_mcast(Qp *qp, const Gid &mgid, uint16_t mlid);
 	Result<Srq *> create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, EventHandler *events);
 	Result<void> destroy_srq(Srq *srq);
 
