@@ -159,6 +159,30 @@ Result<Mr *> Context::reg_kernel_mr(Pd *pd, void *addr, uint64_t len, uint32_t a
 	return mr;
 }
 
+Result<Mr *> Context::alloc_fast_reg_mr(Pd *pd, uint32_t max_pages)
+{
+	if (max_pages == 0 || max_pages > dev.attr().max_fast_reg_page_list_len)
+		return Error(err::EINVAL);
+	auto pages = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, max_pages));
+	MutexGuard g(lock_);
+	if (!owns(pd))
+		return Error(err::EINVAL);
+	auto *mr = new (Gfp::Sleep) Mr(*pd, MrKind::FastReg, 0, 0, 0, 0);
+	if (!mr)
+		return Error(err::ENOMEM);
+	mr->pages_ = move(pages);
+	mr->valid_ = false;
+	auto key = dev.insert_mr(*mr);
+	if (!key) {
+		delete mr;
+		return key.error();
+	}
+	mr->lkey = mr->rkey = key.value();
+	pd->usecnt++;
+	mrs_.push_back(*mr);
+	return mr;
+}
+
 void Context::dereg_mr_locked(Mr *mr)
 {
 	mrs_.remove(*mr);

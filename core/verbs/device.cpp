@@ -60,9 +60,37 @@ Ref<Mr> Device::lookup_mr(uint32_t key, bool remote)
 	if (i == 0 || i >= keys_.size() || !keys_[i])
 		return Ref<Mr>();
 	Mr *mr = keys_[i];
-	if ((remote ? mr->rkey : mr->lkey) != key)
+	if ((remote ? mr->rkey : mr->lkey) != key || !mr->valid_)
 		return Ref<Mr>();
 	return Ref<Mr>::share(mr);
+}
+
+/* IBA 10.6.3.5: REG_MR gives the MR a new key variant and access rights. */
+Result<void> Device::fast_register(Mr &mr, Pd &pd, uint32_t key, uint32_t access)
+{
+	if (mr.kind != MrKind::FastReg || &mr.pd != &pd || (key >> 8) != (mr.lkey >> 8) ||
+	    (access & ~access::all))
+		return Error(err::EINVAL);
+	SpinGuardBh g(keys_lock_);
+	if (mr.valid_)
+		return Error(err::EINVAL); /* IBA 10.6.3.5: must be invalidated first */
+	mr.lkey = key;
+	mr.rkey = key;
+	mr.access = access;
+	__atomic_store_n(&mr.valid_, true, __ATOMIC_RELEASE);
+	return ok();
+}
+
+/* IBA 10.6.3.6: local invalidate and send with invalidate. */
+Result<void> Device::invalidate(uint32_t key, Pd &pd)
+{
+	SpinGuardBh g(keys_lock_);
+	size_t i = key >> 8;
+	Mr *mr = i && i < keys_.size() ? keys_[i] : nullptr;
+	if (!mr || mr->kind != MrKind::FastReg || &mr->pd != &pd || mr->lkey != key || !mr->valid_)
+		return Error(err::EINVAL);
+	__atomic_store_n(&mr->valid_, false, __ATOMIC_RELEASE);
+	return ok();
 }
 
 void Device::add_event_handler(EventHandler &h)
@@ -82,18 +110,90 @@ void Device::dispatch_event(const Event &e)
 		h.handle(e);
 }
 
-/* IBA 10.6.3.1: an access must lie wholly inside the region and be allowed. */
-Result<uint8_t *> Mr::map(uint64_t va, uint64_t len, uint32_t need) const
+uint8_t *Mr::at(uint64_t va, uint64_t *run) const
 {
-	if (kind == MrKind::Dma) {
+	if (kind != MrKind::FastReg) {
+		*run = kind == MrKind::Dma ? ~0ull - va : length - (va - iova);
+		return reinterpret_cast<uint8_t *>(kva + (va - iova));
+	}
+	/* iova need not be page aligned: the first page starts at iova's offset. */
+	uint64_t first = iova & ((1ull << page_shift_) - 1);
+	uint64_t off = va - iova + first;
+	uint64_t page = off >> page_shift_, in = off & ((1ull << page_shift_) - 1);
+	*run = (1ull << page_shift_) - in;
+	return reinterpret_cast<uint8_t *>(pages_[page] + in);
+}
+
+/* IBA 10.6.3.1: an access must lie wholly inside the region and be allowed. */
+Result<void> Mr::check(uint64_t va, uint64_t len, uint32_t need) const
+{
+	const Mr &mr = *this;
+	if (!mr.valid())
+		return Error(err::EACCES);
+	if (mr.kind == MrKind::Dma) {
 		if (len && va + len < va)
 			return Error(err::EFAULT);
-	} else if (va < iova || len > length || va - iova > length - len) {
+	} else if (va < mr.iova || len > mr.length || va - mr.iova > mr.length - len) {
 		return Error(err::EFAULT);
 	}
-	if ((access & need) != need)
+	if ((mr.access & need) != need)
 		return Error(err::EACCES);
-	return reinterpret_cast<uint8_t *>(kva + (va - iova));
+	return ok();
+}
+
+Result<uint8_t *> Mr::map(uint64_t va, uint64_t len, uint32_t need) const
+{
+	WEFT_TRY(check(va, len, need));
+	uint64_t run;
+	uint8_t *p = at(va, &run);
+	if (len > run)
+		return Error(err::EFAULT); /* spans pages of a fast-reg MR */
+	return p;
+}
+
+Result<void> Mr::write(uint64_t va, ConstBytes src, uint32_t need) const
+{
+	WEFT_TRY(check(va, src.size(), need));
+	for (size_t done = 0; done < src.size();) {
+		uint64_t run;
+		uint8_t *p = at(va + done, &run);
+		size_t n = min<uint64_t>(run, src.size() - done);
+		__builtin_memcpy(p, src.data() + done, n);
+		done += n;
+	}
+	return ok();
+}
+
+Result<void> Mr::read(uint64_t va, Bytes dst, uint32_t need) const
+{
+	WEFT_TRY(check(va, dst.size(), need));
+	for (size_t done = 0; done < dst.size();) {
+		uint64_t run;
+		const uint8_t *p = at(va + done, &run);
+		size_t n = min<uint64_t>(run, dst.size() - done);
+		__builtin_memcpy(dst.data() + done, p, n);
+		done += n;
+	}
+	return ok();
+}
+
+Result<void> Mr::set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64_t va,
+			   uint64_t len)
+{
+	if (kind != MrKind::FastReg || valid() || kvas.size() > pages_.size() || page_size < 4096 ||
+	    (page_size & (page_size - 1)))
+		return Error(err::EINVAL);
+	uint32_t shift = __builtin_ctz(page_size);
+	uint64_t first = va & (page_size - 1);
+	if (len == 0 || first + len > (uint64_t(kvas.size()) << shift))
+		return Error(err::EINVAL);
+	for (size_t i = 0; i < kvas.size(); i++)
+		pages_[i] = kvas[i];
+	npages_ = static_cast<uint32_t>(kvas.size());
+	page_shift_ = shift;
+	iova = va;
+	length = len;
+	return ok();
 }
 
 } // namespace weft::verbs

@@ -34,6 +34,7 @@ verbs::DeviceAttr hca_attr()
 	a.max_mcast_grp = McastTable::max_groups;
 	a.max_mcast_qp_attach = McastTable::max_attach;
 	a.max_srq = 256;
+	a.max_fast_reg_page_list_len = 512;
 	a.max_srq_wr = 16384;
 	a.max_srq_sge = max_sge;
 	a.max_qp_rd_atom = a.max_qp_init_rd_atom = 16;

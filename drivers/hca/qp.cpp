@@ -85,12 +85,18 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 	case WrOpcode::RdmaRead:
 	case WrOpcode::AtomicCmpSwap:
 	case WrOpcode::AtomicFetchAdd:
+	case WrOpcode::SendWithInv: /* IBA 10.6.3.6: RC only, as reads and atomics */
 		if (type != QpType::Rc)
 			return Error(err::EINVAL);
 		break;
+	case WrOpcode::RegMr:
+		if (!wr.reg.mr)
+			return Error(err::EINVAL);
+		break;
+	case WrOpcode::LocalInv:
+		break;
 	default:
-		/* Invalidate and fast registration arrive with fast-reg MRs. */
-		return Error(err::EOPNOTSUPP);
+		return Error(err::EINVAL);
 	}
 	if (ud && !wr.ud.ah)
 		return Error(err::EINVAL);
@@ -297,6 +303,10 @@ static WcOpcode wc_opcode(WrOpcode op)
 		return WcOpcode::CompSwap;
 	case WrOpcode::AtomicFetchAdd:
 		return WcOpcode::FetchAdd;
+	case WrOpcode::RegMr:
+		return WcOpcode::RegMr;
+	case WrOpcode::LocalInv:
+		return WcOpcode::LocalInv;
 	default:
 		return WcOpcode::Send;
 	}

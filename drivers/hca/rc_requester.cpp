@@ -30,15 +30,23 @@ bool is_read_or_atomic(WrOpcode op)
 /* IBA 9.2.1: the opcode of packet @i of @n of a SEND or WRITE. */
 uint8_t data_opcode(WrOpcode op, uint32_t i, uint32_t n)
 {
-	bool send = op == WrOpcode::Send || op == WrOpcode::SendWithImm;
+	bool send = op == WrOpcode::Send || op == WrOpcode::SendWithImm || op == WrOpcode::SendWithInv;
 	bool imm = op == WrOpcode::SendWithImm || op == WrOpcode::RdmaWriteWithImm;
+	bool inv = op == WrOpcode::SendWithInv;
 	if (n == 1)
-		return send ? (imm ? SendOnlyImm : SendOnly) : (imm ? WriteOnlyImm : WriteOnly);
+		return send ? (imm ? SendOnlyImm : inv ? SendOnlyInv : SendOnly)
+			    : (imm ? WriteOnlyImm : WriteOnly);
 	if (i == 0)
 		return send ? SendFirst : WriteFirst;
 	if (i + 1 < n)
 		return send ? SendMiddle : WriteMiddle;
-	return send ? (imm ? SendLastImm : SendLast) : (imm ? WriteLastImm : WriteLast);
+	return send ? (imm ? SendLastImm : inv ? SendLastInv : SendLast)
+		    : (imm ? WriteLastImm : WriteLast);
+}
+
+bool is_local(WrOpcode op)
+{
+	return op == WrOpcode::RegMr || op == WrOpcode::LocalInv;
 }
 
 /* IBA 9.7.5.2.? Table 43: AETH syndrome classes. */
@@ -91,6 +99,7 @@ bool SoftQp::send_one(SendWqe &w)
 			s.ackreq = type == QpType::Rc && (last || (i % 64) == 63);
 			s.se = last && (w.wr.send_flags & verbs::send_flag::solicited);
 			s.imm = w.wr.imm_data;
+			s.inv_rkey = w.wr.invalidate_rkey;
 			s.va = w.wr.rdma.remote_addr;
 			s.rkey = w.wr.rdma.rkey;
 			s.dmalen = w.length;
@@ -132,6 +141,27 @@ void SoftQp::requester()
 		}
 		if (w->done) {
 			sq_next_++;
+			continue;
+		}
+		if (is_local(w->wr.opcode)) {
+			/* IBA 10.6.3.5-6: executed in order by the send queue, no packet. */
+			auto r = w->wr.opcode == WrOpcode::RegMr
+					 ? hca.fast_register(*w->wr.reg.mr, pd, w->wr.reg.key, w->wr.reg.access)
+					 : hca.invalidate(w->wr.invalidate_rkey, pd);
+			w->status = r ? WcStatus::Success : WcStatus::LocProtErr;
+			w->done = true;
+			sq_next_++;
+			if (!r) {
+				to_error();
+				return;
+			}
+			if (ud) {
+				complete_send(*w, WcStatus::Success);
+				SpinGuardBh g(lock_);
+				sq_head_++;
+			} else {
+				retire();
+			}
 			continue;
 		}
 		if (ud) {

@@ -24,6 +24,18 @@ uint32_t npackets(uint32_t len, uint32_t mtu)
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
+/* PacketSpec::fill for READ responses: straight from the region to the wire. */
+struct MrFill {
+	verbs::Mr *mr;
+	uint64_t va;
+};
+
+Result<void> mr_fill(void *ctx, Bytes dst)
+{
+	auto *f = static_cast<MrFill *>(ctx);
+	return f->mr->read(f->va, dst, verbs::access::remote_read);
+}
+
 } // namespace
 
 void SoftQp::send_ack(uint8_t syndrome, uint32_t psn)
@@ -83,6 +95,20 @@ bool SoftQp::resp_send(const Packet &p)
 		return false;
 	}
 	recv_off_ += static_cast<uint32_t>(p.payload.size());
+	if (last && p.ieth) {
+		/* IBA 10.6.3.6 / 9.4.1.?: SEND with Invalidate names an rkey of our PD. */
+		uint32_t key = p.ieth->rkey.get();
+		if (!hca.invalidate(key, pd)) {
+			wc.status = WcStatus::RemInvReqErr;
+			complete_recv(cur_recv_, wc, false);
+			in_send_ = false;
+			nak(nak_inv_req);
+			to_error();
+			return false;
+		}
+		wc.wc_flags |= verbs::wc_flag::with_inv;
+		wc.invalidate_rkey = key;
+	}
 	if (last) {
 		wc.byte_len = recv_off_;
 		wc.src_qp = attr_.dest_qp_num;
@@ -107,7 +133,7 @@ bool SoftQp::resp_write(const Packet &p)
 		Ref<verbs::Mr> mr = hca.lookup_mr(p.reth->rkey.get(), true);
 		/* IBA 9.7.5.2.? / 10.6.3: QP and region must both allow remote write. */
 		if (!(attr_.qp_access_flags & verbs::access::remote_write) || !mr || &mr->pd != &pd ||
-		    !mr->map(va, len, verbs::access::remote_write)) {
+		    !mr->check(va, len, verbs::access::remote_write)) {
 			nak(nak_rem_access);
 			to_error();
 			return false;
@@ -134,9 +160,11 @@ bool SoftQp::resp_write(const Packet &p)
 		nak(syn_rnr | (attr_.min_rnr_timer & 0x1f));
 		return false;
 	}
-	auto dst = write_mr_->map(write_va_, n, verbs::access::remote_write);
-	if (n && dst)
-		__builtin_memcpy(dst.value(), p.payload.data(), n);
+	if (n && !write_mr_->write(write_va_, p.payload, verbs::access::remote_write)) {
+		nak(nak_rem_access); /* invalidated under our feet */
+		to_error();
+		return false;
+	}
 	write_va_ += n;
 	write_left_ -= static_cast<uint32_t>(n);
 	if (p.op->last) {
@@ -164,7 +192,7 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 	uint32_t len = p.reth->dmalen.get();
 	Ref<verbs::Mr> mr = hca.lookup_mr(p.reth->rkey.get(), true);
 	if (!(attr_.qp_access_flags & verbs::access::remote_read) || !mr || &mr->pd != &pd ||
-	    !mr->map(va, len, verbs::access::remote_read)) {
+	    !mr->check(va, len, verbs::access::remote_read)) {
 		nak(nak_rem_access);
 		to_error();
 		return;
@@ -183,8 +211,10 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 					 : ReadResponseMiddle;
 		s.opcode = iba::opcode(iba::Transport::Rc, o);
 		s.psn = (psn + i) & psn_mask;
-		auto src = mr->map(va + off, chunk, verbs::access::remote_read);
-		s.payload = ConstBytes(src ? src.value() : nullptr, chunk);
+		MrFill f{mr.get(), va + off};
+		s.fill = mr_fill;
+		s.fill_ctx = &f;
+		s.fill_len = chunk;
 		if (!transmit(s))
 			break;
 	}

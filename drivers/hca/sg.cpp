@@ -18,47 +18,47 @@ size_t sg_length(SgRef sg)
 
 namespace {
 
-/* Walk [off, off+len) of the SGE list, calling fn(kernel pointer, chunk). */
+/*
+ * Walk [off, off+len) of the SGE list; copy(mr, va, done, n) moves n bytes
+ * at va of the SGE's region, done bytes into the transfer.
+ */
 template <typename F>
-Result<void> sg_walk(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, size_t len,
-		     uint32_t need, F fn)
+Result<void> sg_walk(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, size_t len, F copy)
 {
-	for (uint32_t i = 0; i < sg.n && len; i++) {
+	size_t done = 0;
+	for (uint32_t i = 0; i < sg.n && done < len; i++) {
 		const verbs::Sge &e = sg.sge[i];
 		if (off >= e.length) {
 			off -= e.length;
 			continue;
 		}
-		size_t chunk = min<size_t>(e.length - off, len);
+		size_t chunk = min<size_t>(e.length - off, len - done);
 		Ref<verbs::Mr> mr = dev.lookup_mr(e.lkey, false);
 		if (!mr || &mr->pd != &pd)
 			return Error(err::EACCES);
-		uint8_t *p = WEFT_TRY(mr->map(e.addr + off, chunk, need));
-		fn(p, chunk);
-		len -= chunk;
+		WEFT_TRY(copy(*mr, e.addr + off, done, chunk));
+		done += chunk;
 		off = 0;
 	}
-	return len ? Error(err::EMSGSIZE) : ok();
+	return done < len ? Error(err::EMSGSIZE) : ok();
 }
 
 } // namespace
 
 Result<void> sg_gather(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, Bytes dst)
 {
-	uint8_t *out = dst.data();
-	return sg_walk(dev, pd, sg, off, dst.size(), 0, [&](uint8_t *p, size_t n) {
-		__builtin_memcpy(out, p, n);
-		out += n;
-	});
+	return sg_walk(dev, pd, sg, off, dst.size(),
+		       [&](verbs::Mr &mr, uint64_t va, size_t done, size_t n) {
+			       return mr.read(va, Bytes(dst.data() + done, n), 0);
+		       });
 }
 
 Result<void> sg_scatter(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, ConstBytes src)
 {
-	const uint8_t *in = src.data();
-	return sg_walk(dev, pd, sg, off, src.size(), verbs::access::local_write,
-		       [&](uint8_t *p, size_t n) {
-			       __builtin_memcpy(p, in, n);
-			       in += n;
+	return sg_walk(dev, pd, sg, off, src.size(),
+		       [&](verbs::Mr &mr, uint64_t va, size_t done, size_t n) {
+			       return mr.write(va, ConstBytes(src.data() + done, n),
+					       verbs::access::local_write);
 		       });
 }
 

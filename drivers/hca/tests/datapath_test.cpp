@@ -225,6 +225,99 @@ void ud_send_and_qkey(Test &t)
 	WEFT_EXPECT_GE(t, pa.qkey_viol_cntr, 1u);
 }
 
+/* Post one RDMA op from c.a to iova/rkey and return its completion status. */
+WcStatus rdma(Pair &c, WrOpcode op, uint8_t *local, uint32_t len, uint64_t iova, uint32_t rkey)
+{
+	Sge sg{reinterpret_cast<uint64_t>(local), len, c.a.mr->lkey};
+	SendWr wr;
+	wr.opcode = op;
+	wr.sg = Span<const Sge>(&sg, 1);
+	wr.rdma.remote_addr = iova;
+	wr.rdma.rkey = rkey;
+	if (!c.a.qp->post_send(wr))
+		return WcStatus::GeneralErr;
+	auto wc = wait_wc(c.a.cq);
+	return wc ? wc.value().status : WcStatus::RespTimeoutErr;
+}
+
+WcStatus local_op(Side &s, WrOpcode op, Mr *mr, uint32_t key, uint32_t acc)
+{
+	SendWr wr;
+	wr.opcode = op;
+	wr.reg.mr = mr;
+	wr.reg.key = key;
+	wr.reg.access = acc;
+	wr.invalidate_rkey = key;
+	if (!s.qp->post_send(wr))
+		return WcStatus::GeneralErr;
+	auto wc = wait_wc(s.cq);
+	return wc ? wc.value().status : WcStatus::RespTimeoutErr;
+}
+
+/*
+ * IBA 10.6.3.5-6: a fast-reg MR over scattered pages at an unaligned iova,
+ * registered by REG_MR with a new key, used remotely, then invalidated by
+ * LOCAL_INV and by SEND with Invalidate; stale keys are refused.
+ */
+void fast_reg_and_invalidate(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	uint8_t *pages[4];
+	uint64_t kvas[4];
+	for (int i = 0; i < 4; i++) {
+		pages[i] = static_cast<uint8_t *>(weft_kmalloc(4096, 0));
+		WEFT_ASSERT_TRUE(t, pages[i] != nullptr);
+		__builtin_memset(pages[i], 0, 4096);
+		kvas[i] = reinterpret_cast<uint64_t>(pages[3 - i]); /* deliberately out of order */
+	}
+	auto fr = c.b.ctx->alloc_fast_reg_mr(c.b.pd, 4);
+	WEFT_ASSERT_OK(t, fr);
+	Mr *mr = fr.value();
+	const uint64_t iova = 0x100000 + 100;
+	const uint32_t len = 3 * 4096;
+	WEFT_ASSERT_OK(t, mr->set_pages(Span<const uint64_t>(kvas, 4), 4096, iova, len));
+	const uint32_t acc = access::local_write | access::remote_write | access::remote_read;
+	uint32_t key1 = (mr->lkey & ~0xffu) | 0x42;
+	WEFT_EXPECT_EQ(t, int(local_op(c.b, WrOpcode::RegMr, mr, key1, acc)), int(WcStatus::Success));
+	Buf src(len), back(len);
+	src.pattern(9);
+	WEFT_EXPECT_EQ(t, int(rdma(c, WrOpcode::RdmaWrite, src.p, len, iova, key1)), int(WcStatus::Success));
+	/* Byte 0 of the region is byte 100 of the first listed page. */
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(pages[3] + 100, src.p, 4096 - 100), 0);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(pages[2], src.p + 4096 - 100, 4096), 0);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(pages[0], src.p + 3 * 4096 - 100, 100), 0);
+	WEFT_EXPECT_EQ(t, int(rdma(c, WrOpcode::RdmaRead, back.p, len, iova, key1)), int(WcStatus::Success));
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(back.p, src.p, len), 0);
+	/* LOCAL_INV, then register again with a new variant. */
+	WEFT_EXPECT_EQ(t, int(local_op(c.b, WrOpcode::LocalInv, mr, key1, 0)), int(WcStatus::Success));
+	uint32_t key2 = (mr->lkey & ~0xffu) | 0x43;
+	WEFT_EXPECT_EQ(t, int(local_op(c.b, WrOpcode::RegMr, mr, key2, acc)), int(WcStatus::Success));
+	/* SEND with Invalidate of key2 (IBA 9.4.1.?: IETH). */
+	static uint8_t rb[16], msg[4] = {1, 2, 3, 4};
+	Sge rs{reinterpret_cast<uint64_t>(rb), 16, c.b.mr->lkey};
+	RecvWr r;
+	r.sg = Span<const Sge>(&rs, 1);
+	WEFT_ASSERT_OK(t, c.b.qp->post_recv(r));
+	Sge ss{reinterpret_cast<uint64_t>(msg), 4, c.a.mr->lkey};
+	SendWr wr;
+	wr.opcode = WrOpcode::SendWithInv;
+	wr.invalidate_rkey = key2;
+	wr.sg = Span<const Sge>(&ss, 1);
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	expect_wc(t, wait_wc(c.a.cq), WcStatus::Success, WcOpcode::Send);
+	auto rwc = wait_wc(c.b.cq);
+	WEFT_ASSERT_OK(t, rwc);
+	WEFT_EXPECT_TRUE(t, rwc.value().wc_flags & wc_flag::with_inv);
+	WEFT_EXPECT_EQ(t, rwc.value().invalidate_rkey, key2);
+	WEFT_EXPECT_FALSE(t, mr->valid());
+	/* Invalidated: the key no longer opens the region (and the QP goes to error). */
+	WEFT_EXPECT_EQ(t, int(rdma(c, WrOpcode::RdmaWrite, src.p, 8, iova, key2)), int(WcStatus::RemAccessErr));
+	WEFT_ASSERT_OK(t, c.b.ctx->dereg_mr(mr));
+	for (uint8_t *p : pages)
+		weft_kfree(p);
+}
+
 struct McastFixture {
 	Side tx, r1, r2, other;
 };
@@ -315,4 +408,4 @@ void verbs_object_rules(Test &t)
 
 WEFT_TEST_SUITE(weft_hca_datapath, WEFT_CASE(rc_send_sizes_and_mtus), WEFT_CASE(rc_write_then_read),
 		WEFT_CASE(rc_atomics), WEFT_CASE(rc_rnr_retry_exhausted), WEFT_CASE(rc_local_errors),
-		WEFT_CASE(ud_send_and_qkey), WEFT_CASE(ud_multicast), WEFT_CASE(verbs_object_rules));
+		WEFT_CASE(ud_send_and_qkey), WEFT_CASE(ud_multicast), WEFT_CASE(fast_reg_and_invalidate), WEFT_CASE(verbs_object_rules));

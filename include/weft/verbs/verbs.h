@@ -102,7 +102,7 @@ public:
 	Ah(Pd &p, const AhAttr &a) : pd(p), attr(a) {}
 };
 
-enum class MrKind : uint8_t { Dma, Kernel };
+enum class MrKind : uint8_t { Dma, Kernel, FastReg };
 
 /*
  * Memory region (IBA 10.6): a range of kernel virtual memory registered
@@ -134,12 +134,35 @@ public:
 	 */
 	Result<uint8_t *> map(uint64_t va, uint64_t len, uint32_t need) const;
 
+	/* Bounds and rights of [va, va+len) (EFAULT, EACCES; EACCES while invalid). */
+	Result<void> check(uint64_t va, uint64_t len, uint32_t need) const;
+	/* Checked copies in and out of the region, page by page where it has pages. */
+	Result<void> write(uint64_t va, ConstBytes src, uint32_t need) const;
+	Result<void> read(uint64_t va, Bytes dst, uint32_t need) const;
+
+	/*
+	 * Fast registration (IBA 10.6.3.5, 11.4.1.1 "Fast Register Physical
+	 * MR"): describe the pages the next REG_MR work request will register,
+	 * as the kernel's ib_map_mr_sg does.  The MR must not be valid.
+	 * EINVAL for more pages than allocated or a page size that is not a
+	 * power of two of at least 4 KiB.
+	 */
+	Result<void> set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64_t iova,
+			       uint64_t length);
+	bool valid() const { return __atomic_load_n(&valid_, __ATOMIC_ACQUIRE); }
+
 	/* The last reference wakes the deregistering thread (two-phase). */
 	static void release(Mr *mr) { mr->drained_.complete(); }
 
 private:
 	friend class Context;
+	friend class Device;
+	/* Where @va lies and how many bytes from it are contiguous (bounds checked). */
+	uint8_t *at(uint64_t va, uint64_t *run) const;
 	Completion drained_;
+	Array<uint64_t> pages_; /* FastReg: kernel addresses of the pages */
+	uint32_t npages_ = 0, page_shift_ = 0;
+	bool valid_ = true;	/* FastReg MRs start invalid */
 };
 
 /* Completion queue (IBA 10.8.2, 11.4). */
@@ -314,6 +337,8 @@ public:
 	Result<void> dealloc_pd(Pd *pd);
 	Result<Mr *> get_dma_mr(Pd *pd, uint32_t access);
 	Result<Mr *> reg_kernel_mr(Pd *pd, void *addr, uint64_t len, uint32_t access);
+	/* IBA 10.6.3.5: an MR for fast registration, invalid until a REG_MR. */
+	Result<Mr *> alloc_fast_reg_mr(Pd *pd, uint32_t max_pages);
 	Result<void> dereg_mr(Mr *mr);
 	Result<Cq *> create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg);
 	Result<void> destroy_cq(Cq *cq);
@@ -376,8 +401,15 @@ public:
 	uint8_t num_ports() const { return num_ports_; }
 	const DeviceAttr &attr() const { return attr_; }
 
-	/* Key table: the MR with this lkey/rkey, with a reference. */
+	/* Key table: the valid MR with this lkey/rkey, with a reference. */
 	Ref<Mr> lookup_mr(uint32_t key, bool remote);
+	/*
+	 * Data path side of REG_MR and (local or remote) invalidation: only
+	 * fast-reg MRs of @pd qualify (IBA 10.6.3.5, 10.6.3.6).  EINVAL for a
+	 * key that names no such MR, or (register) a different table slot.
+	 */
+	Result<void> fast_register(Mr &mr, Pd &pd, uint32_t key, uint32_t access);
+	Result<void> invalidate(uint32_t key, Pd &pd);
 
 	/* Port events from the driver (PortActive, PortErr, LidChange, ...). */
 	void dispatch_event(const Event &e);
