@@ -50,7 +50,8 @@ struct SendWqe {
 	uint32_t length;    /* sum of the SGEs */
 	uint32_t first_psn; /* assigned on first transmission */
 	uint32_t last_psn;
-	uint32_t sent;      /* payload bytes transmitted so far */
+	uint32_t sent;      /* READ/atomic: response bytes received */
+	uint32_t resume;    /* SEND/WRITE: packet index a resend starts at */
 	bool started;       /* PSNs assigned */
 	bool done;          /* response complete (read/atomic) or ACKed */
 	verbs::WcStatus status;

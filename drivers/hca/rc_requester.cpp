@@ -90,7 +90,10 @@ bool SoftQp::send_one(SendWqe &w)
 		w.sent = 0; /* bytes of response received */
 		r = transmit(s);
 	} else {
-		for (uint32_t i = 0; i < n && r; i++) {
+		/* A resend starts at the first packet not acknowledged (IBA 9.7.5.2.1). */
+		uint32_t from = w.resume < n ? w.resume : 0;
+		w.resume = 0;
+		for (uint32_t i = from; i < n && r; i++) {
 			uint32_t off = i * mtu;
 			s.opcode = iba::opcode(tr, data_opcode(op, i, n));
 			s.psn = (w.first_psn + i) & psn_mask;
@@ -240,7 +243,13 @@ void SoftQp::go_back(uint32_t psn)
 	for (uint32_t i = sq_head_; i != sq_next_; i++) {
 		SendWqe &w = sq_[i % sq_.size()];
 		if (!w.done && psn_diff(psn, w.last_psn) <= 0) {
+			uint32_t sent_upto = sq_next_;
 			sq_next_ = i;
+			int32_t at = psn_diff(psn, w.first_psn);
+			w.resume = at > 0 ? static_cast<uint32_t>(at) : 0;
+			/* Later WQEs resend whole: their packets may all be lost. */
+			for (uint32_t j = i + 1; j != sent_upto; j++)
+				sq_[j % sq_.size()].resume = 0;
 			return;
 		}
 	}

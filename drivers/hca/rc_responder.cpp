@@ -314,7 +314,7 @@ void SoftQp::responder(const Packet &p)
 			resp_read(p, psn);
 		else if (op == CompareSwap || op == FetchAdd)
 			resp_atomic(p, true);
-		else
+		else if (iba::Bth::AckReq::get(p.bth->psn))
 			send_ack(syn_ack, (epsn_ - 1) & psn_mask);
 		return;
 	}

@@ -269,8 +269,9 @@ void fast_reg_and_invalidate(Test &t)
 		pages[i] = static_cast<uint8_t *>(weft_kmalloc(4096, 0));
 		WEFT_ASSERT_TRUE(t, pages[i] != nullptr);
 		__builtin_memset(pages[i], 0, 4096);
-		kvas[i] = reinterpret_cast<uint64_t>(pages[3 - i]); /* deliberately out of order */
 	}
+	for (int i = 0; i < 4; i++)
+		kvas[i] = reinterpret_cast<uint64_t>(pages[3 - i]); /* deliberately out of order */
 	auto fr = c.b.ctx->alloc_fast_reg_mr(c.b.pd, 4);
 	WEFT_ASSERT_OK(t, fr);
 	Mr *mr = fr.value();
