@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test helpers over the verbs API: one side of a connection on a device of
+ * the default subnet (context, PD, DMA MR, CQ, QP), bringing RC QPs to RTS
+ * against each other and UD QPs to RTS, and waiting for a completion.
+ * Used by the KUnit data path suite (datapath_test.cpp) and by the traffic
+ * source of the capture test (tests/selftest/traffic.cpp).
+ */
+#ifndef WEFT_HCA_TESTS_VERBS_PAIR_H
+#define WEFT_HCA_TESTS_VERBS_PAIR_H
+
+#include <weft/verbs/verbs.h>
+
+namespace weft::verbs::testing {
+
+/* One side of a connection: its own context, PD, DMA MR, CQ and QP. */
+struct Side {
+	Ref<Device> dev;
+	Context *ctx = nullptr;
+	Pd *pd = nullptr;
+	Mr *mr = nullptr; /* DMA MR: lkey for any kernel buffer */
+	Cq *cq = nullptr;
+	Qp *qp = nullptr;
+	uint16_t lid = 0;
+
+	~Side()
+	{
+		if (ctx)
+			ctx->close(false);
+	}
+
+	Result<void> open(const char *name, QpType type, uint32_t mr_access)
+	{
+		dev = find_device(name);
+		if (!dev)
+			return Error(err::ENODEV);
+		ctx = WEFT_TRY(Context::open(*dev, "test"));
+		pd = WEFT_TRY(ctx->alloc_pd());
+		mr = WEFT_TRY(ctx->get_dma_mr(pd, mr_access));
+		cq = WEFT_TRY(ctx->create_cq(256, nullptr, nullptr));
+		QpInitAttr init;
+		init.type = type;
+		init.send_cq = init.recv_cq = cq;
+		init.cap.max_send_wr = init.cap.max_recv_wr = 64;
+		init.cap.max_send_sge = init.cap.max_recv_sge = 4;
+		init.sq_sig_all = true;
+		qp = WEFT_TRY(ctx->create_qp(pd, init));
+		PortAttr pa;
+		WEFT_TRY(dev->query_port(1, pa));
+		lid = pa.lid;
+		return ok();
+	}
+};
+
+inline Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_retry)
+{
+	QpAttr at;
+	at.state = QpState::Init;
+	at.port_num = 1;
+	at.qp_access_flags = access::all & ~access::mw_bind;
+	WEFT_TRY(a.ctx->modify_qp(a.qp, at,
+				  qp_attr::state | qp_attr::pkey_index | qp_attr::port | qp_attr::access_flags));
+	at.state = QpState::Rtr;
+	at.path_mtu = mtu;
+	at.dest_qp_num = b.qp->qpn;
+	at.rq_psn = 0x123;
+	at.max_dest_rd_atomic = 4;
+	at.min_rnr_timer = 1;
+	at.ah_attr.dlid = b.lid;
+	at.ah_attr.port = 1;
+	WEFT_TRY(a.ctx->modify_qp(a.qp, at,
+				  qp_attr::state | qp_attr::av | qp_attr::path_mtu | qp_attr::dest_qpn |
+					  qp_attr::rq_psn | qp_attr::max_dest_rd_atomic |
+					  qp_attr::min_rnr_timer));
+	at.state = QpState::Rts;
+	at.sq_psn = 0x123;
+	at.timeout = 14;
+	at.retry_cnt = 7;
+	at.rnr_retry = rnr_retry;
+	at.max_rd_atomic = 4;
+	return a.ctx->modify_qp(a.qp, at,
+				qp_attr::state | qp_attr::sq_psn | qp_attr::timeout | qp_attr::retry_cnt |
+					qp_attr::rnr_retry | qp_attr::max_qp_rd_atomic);
+}
+
+/* Wait up to 5 s for one completion. */
+inline Result<Wc> wait_wc(Cq *cq)
+{
+	Wc wc;
+	for (int i = 0; i < 5000; i++) {
+		if (cq->poll(Span<Wc>(&wc, 1)) == 1)
+			return wc;
+		weft_msleep(1);
+	}
+	return Error(err::ETIMEDOUT);
+}
+
+struct Pair {
+	Side a, b;
+	Result<void> connect(QpType t, iba::Mtu mtu, uint8_t rnr_retry = 7)
+	{
+		uint32_t acc = access::all & ~access::mw_bind;
+		WEFT_TRY(a.open("weft0", t, acc));
+		WEFT_TRY(b.open("weft1", t, acc));
+		WEFT_TRY(to_rts(a, b, mtu, rnr_retry));
+		return to_rts(b, a, mtu, rnr_retry);
+	}
+};
+
+inline Result<void> ud_ready(Side &s, uint32_t qkey)
+{
+	QpAttr at;
+	at.state = QpState::Init;
+	at.port_num = 1;
+	at.qkey = qkey;
+	WEFT_TRY(s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::pkey_index | qp_attr::port | qp_attr::qkey));
+	at.state = QpState::Rtr;
+	WEFT_TRY(s.ctx->modify_qp(s.qp, at, qp_attr::state));
+	at.state = QpState::Rts;
+	at.sq_psn = 1;
+	return s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::sq_psn);
+}
+
+} // namespace weft::verbs::testing
+
+#endif
