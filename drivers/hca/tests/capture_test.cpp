@@ -90,19 +90,19 @@ void record_format(Test &t)
 /* A full ring drops whole records and counts them; reading makes room again. */
 void drops_when_full(Test &t)
 {
-	const size_t size = hdr + 3 * (rec + 1000) + 500;
+	const size_t size = hdr + 3 * (rec + 1500) + 500;
 	auto ring = CaptureRing::create(Gfp::Sleep, size);
 	WEFT_ASSERT_OK(t, ring);
 	CaptureRing &r = *ring.value();
-	static uint8_t pkt[1000], out[8192];
+	static uint8_t pkt[1500], out[8192];
 	int accepted = 0;
 	for (int i = 0; i < 10; i++)
 		accepted += r.push(ConstBytes(pkt), fake_clock);
 	WEFT_EXPECT_EQ(t, accepted, 3);
 	WEFT_EXPECT_EQ(t, r.dropped(), 7ull);
-	WEFT_EXPECT_EQ(t, r.available(), hdr + 3 * (rec + 1000));
+	WEFT_EXPECT_EQ(t, r.available(), hdr + 3 * (rec + 1500));
 	/* Room for one record only after the reader took header and one record. */
-	WEFT_EXPECT_EQ(t, drain(r, out, hdr + rec + 1000), hdr + rec + 1000);
+	WEFT_EXPECT_EQ(t, drain(r, out, hdr + rec + 1500), hdr + rec + 1500);
 	WEFT_EXPECT_TRUE(t, r.push(ConstBytes(pkt), fake_clock));
 	WEFT_EXPECT_FALSE(t, r.push(ConstBytes(pkt), fake_clock));
 	WEFT_EXPECT_EQ(t, r.packets(), 4ull);
