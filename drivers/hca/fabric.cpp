@@ -37,6 +37,7 @@ Result<void> PacketBuf::seal()
 
 void Port::transmit(Own<PacketBuf> pkt)
 {
+	tap(*pkt);
 	RcuReadGuard rcu;
 	Port *p = peer();
 	if (!p) {
@@ -50,7 +51,10 @@ void Port::transmit(Own<PacketBuf> pkt)
 	p->node.receive(*p, move(pkt));
 }
 
-Fabric::Fabric() : lock(WEFT_LOCK_CLASS("weft_hca_fabric")) {}
+Fabric::Fabric()
+	: lock(WEFT_LOCK_CLASS("weft_hca_fabric")), capture_lock(WEFT_LOCK_CLASS("weft_hca_capture"))
+{
+}
 
 Fabric &Fabric::get()
 {

@@ -16,6 +16,8 @@
 #include <weft/lock.h>
 #include <weft/verbs/types.h>
 
+struct dentry;
+
 namespace weft::hca {
 
 /*
@@ -57,6 +59,10 @@ struct PortCounters {
 };
 
 class Node;
+class Capture;
+
+/* Captures open on any port (capture.cpp): the tap's whole cost when zero. */
+extern int capture_users;
 
 class Port {
 public:
@@ -65,6 +71,17 @@ public:
 
 	/* Send one packet out of this port; it is dropped (and counted) without a link. */
 	void transmit(Own<PacketBuf> pkt);
+
+	/*
+	 * Capture point: hand @pkt to a capture of this port (what it sends)
+	 * or of its peer (what that receives), sealing it first.  With no
+	 * capture open anywhere it is one predictable branch.
+	 */
+	void tap(PacketBuf &pkt)
+	{
+		if (__builtin_expect(__atomic_load_n(&capture_users, __ATOMIC_RELAXED) != 0, 0))
+			tap_slow(pkt);
+	}
 
 	Node &node;
 	const uint8_t num;
@@ -78,12 +95,20 @@ public:
 	static constexpr uint16_t pkey_table_len = 16;
 	uint16_t pkeys[pkey_table_len] = {0xffff};
 	PortCounters counters{};
+	/* Packets captured here and lost to a full capture ring, since load (debugfs). */
+	uint64_t capture_packets = 0, capture_dropped = 0;
 
 	Port *peer() const { return __atomic_load_n(&peer_, __ATOMIC_ACQUIRE); }
 
 private:
 	friend class Fabric;
+	friend class Capture;
+	void tap_slow(PacketBuf &pkt);
+
 	Port *peer_ = nullptr; /* RCU-published; written under the fabric mutex */
+	/* The open capture; RCU-published, written under Fabric::capture_lock. */
+	Capture *capture_ = nullptr;
+	bool capture_open_ok_ = false; /* its debugfs file exists; under capture_lock */
 };
 
 /* Anything with ports on the fabric. */
@@ -99,6 +124,9 @@ public:
 	virtual bool is_switch() const = 0;
 	uint64_t node_guid = 0;
 	ListNode fabric_node;
+	/* weft/<device>/ in debugfs and the device's name (capture.cpp). */
+	::dentry *capture_dir = nullptr;
+	const char *capture_name = nullptr;
 };
 
 /*
@@ -133,6 +161,8 @@ public:
 
 	Mutex lock;
 	List<Node, &Node::fabric_node> nodes;
+	/* Attaches and detaches captures to ports (capture.cpp). */
+	Mutex capture_lock;
 
 	/* Constructed once, at module init (weft_hca_fabric_init). */
 	Fabric();

@@ -11,6 +11,9 @@ void weft_hca_fabric_exit(void);
 /* Build the default subnet from the module parameters; 0 or -errno. */
 int weft_hca_topology_create(unsigned int hcas, unsigned int switch_ports, bool autoconf);
 void weft_hca_topology_destroy(void);
+/* Fabric capture (capture.cpp): the debugfs root and the ring size of new captures. */
+void weft_hca_capture_init(unsigned int ring_kb);
+void weft_hca_capture_exit(void);
 WEFT_C_END
 
 #endif

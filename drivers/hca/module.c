@@ -22,21 +22,29 @@ static bool autoconf = true;
 module_param(autoconf, bool, 0444);
 MODULE_PARM_DESC(autoconf, "test only: assign LIDs, program the switch, ports ACTIVE");
 
+static unsigned int capture_ring_kb = 1024;
+module_param(capture_ring_kb, uint, 0444);
+MODULE_PARM_DESC(capture_ring_kb, "ring of each new fabric capture, KiB (>= 5; debugfs weft/<dev>/port<N>/capture)");
+
 static int __init weft_hca_init(void)
 {
 	int ret = 0;
 
 	weft_hca_fabric_init();
+	weft_hca_capture_init(capture_ring_kb);
 	if (hcas)
 		ret = weft_hca_topology_create(hcas, switch_ports, autoconf);
-	if (ret)
+	if (ret) {
+		weft_hca_capture_exit();
 		weft_hca_fabric_exit();
+	}
 	return ret;
 }
 
 static void __exit weft_hca_exit(void)
 {
 	weft_hca_topology_destroy();
+	weft_hca_capture_exit();
 	weft_hca_fabric_exit();
 }
 

@@ -322,7 +322,7 @@ void SoftQp::responder(const Packet &p)
 	bool ok;
 	switch (op) {
 	case SendFirst: case SendMiddle: case SendLast: case SendLastImm: case SendOnly:
-	case SendOnlyImm:
+	case SendOnlyImm: case SendLastInv: case SendOnlyInv:
 		ok = resp_send(p);
 		break;
 	case WriteFirst: case WriteMiddle: case WriteLast: case WriteLastImm: case WriteOnly:

@@ -6,6 +6,7 @@
  */
 #include <weft/log.h>
 
+#include "capture.h"
 #include "hca.h"
 #include "hca_module.h"
 #include "switch.h"
@@ -26,7 +27,10 @@ Result<void> add_node(Node &n, verbs::Device &d)
 	nodes[count] = &n;
 	devices[count] = &d;
 	count++;
-	return verbs::register_device(d);
+	WEFT_TRY(verbs::register_device(d));
+	/* Named now: its ports' capture files go under weft/<name>/. */
+	Capture::add_node(n, d.name());
+	return ok();
 }
 
 Result<void> build(unsigned int hcas, unsigned int switch_ports)
@@ -54,6 +58,7 @@ void weft_hca_topology_destroy(void)
 	/* Reverse order: HCAs first, then the switch they hang off. */
 	while (count) {
 		count--;
+		Capture::remove_node(*nodes[count]);
 		weft::verbs::unregister_device(*devices[count]);
 		Fabric::get().remove(*nodes[count]);
 		devices[count]->put();

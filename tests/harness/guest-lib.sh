@@ -7,7 +7,7 @@
 # ordered them), without test and self-test modules.
 weft_modules() {
 	sed "s|^$WEFT_MODDIR/||; s/\.o$/.ko/" "$WEFT_MODDIR/modules.order" |
-		grep -vE '/(tests|selftest)/|_test\.ko$|weft_kunit\.ko$'
+		grep -vE '(^|/)(tests|selftest)/|_test\.ko$|weft_kunit\.ko$'
 }
 
 weft_load() {

@@ -164,20 +164,6 @@ void rc_local_errors(Test &t)
 	WEFT_EXPECT_ERR(t, s.qp->post_send(wr), err::EINVAL);
 }
 
-Result<void> ud_ready(Side &s, uint32_t qkey)
-{
-	QpAttr at;
-	at.state = QpState::Init;
-	at.port_num = 1;
-	at.qkey = qkey;
-	WEFT_TRY(s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::pkey_index | qp_attr::port | qp_attr::qkey));
-	at.state = QpState::Rtr;
-	WEFT_TRY(s.ctx->modify_qp(s.qp, at, qp_attr::state));
-	at.state = QpState::Rts;
-	at.sq_psn = 1;
-	return s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::sq_psn);
-}
-
 /* UD: the payload lands after the 40-byte GRH area; a wrong Q_Key is dropped. */
 void ud_send_and_qkey(Test &t)
 {

@@ -131,6 +131,21 @@ struct Buf {
 	}
 };
 
+/* A UD QP through INIT, RTR and RTS with @qkey. */
+inline Result<void> ud_ready(Side &s, uint32_t qkey)
+{
+	QpAttr at;
+	at.state = QpState::Init;
+	at.port_num = 1;
+	at.qkey = qkey;
+	WEFT_TRY(s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::pkey_index | qp_attr::port | qp_attr::qkey));
+	at.state = QpState::Rtr;
+	WEFT_TRY(s.ctx->modify_qp(s.qp, at, qp_attr::state));
+	at.state = QpState::Rts;
+	at.sq_psn = 1;
+	return s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::sq_psn);
+}
+
 } // namespace weft::verbs::testing
 
 #endif
