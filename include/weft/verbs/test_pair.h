@@ -43,9 +43,16 @@ struct Side {
 
 	Result<void> open(const char *name, QpType type, uint32_t mr_access)
 	{
-		dev = find_device(name);
-		if (!dev)
+		Ref<Device> d = find_device(name);
+		if (!d)
 			return Error(err::ENODEV);
+		return open(*d, type, mr_access);
+	}
+
+	/* From a client's add(), where the registry is locked: no find_device(). */
+	Result<void> open(Device &d, QpType type, uint32_t mr_access)
+	{
+		dev = Ref<Device>::share(&d);
 		ctx = WEFT_TRY(Context::open(*dev, "kunit"));
 		pd = WEFT_TRY(ctx->alloc_pd());
 		mr = WEFT_TRY(ctx->get_dma_mr(pd, mr_access));
@@ -116,6 +123,15 @@ struct Pair {
 		WEFT_TRY(b.open("weft1", t, acc));
 		WEFT_TRY(to_rts(a, b, mtu, rnr_retry));
 		return to_rts(b, a, mtu, rnr_retry);
+	}
+
+	Result<void> connect(Device &da, Device &db, QpType t, iba::Mtu mtu)
+	{
+		uint32_t acc = access::all & ~access::mw_bind;
+		WEFT_TRY(a.open(da, t, acc));
+		WEFT_TRY(b.open(db, t, acc));
+		WEFT_TRY(to_rts(a, b, mtu, 7));
+		return to_rts(b, a, mtu, 7);
 	}
 };
 

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Integration: a verbs client (weft_selftest_ulp) keeps checked RC traffic
+# running between weft0 and weft1; then (1) the HCA driver is unloaded under
+# that traffic, so both devices go away while QPs are busy, and comes back,
+# and (2) the client itself is unloaded under traffic.  Each time: traffic
+# had moved without a single corrupted exchange, every module unloads, no
+# context is reported leaked, nothing hangs (the runner's timeout) and the
+# kernel is not tainted beyond O/E (a splat fails the whole run).
+set -u
+fail=0
+bad() { echo "unload_under_traffic: $*"; fail=1; }
+param() { cat /sys/module/weft_selftest_ulp/parameters/$1; }
+
+wait_messages() { # wait until the ULP has exchanged at least $1 messages
+	for _ in $(seq 200); do
+		[ "$(param messages)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	bad "traffic did not reach $1 messages (at $(param messages))"
+	return 1
+}
+
+weft_load || exit 1
+weft_insmod weft_selftest_ulp || exit 1
+wait_messages 20
+rmmod weft_hca || bad "rmmod weft_hca under traffic failed"
+n=$(param messages)
+sleep 0.5
+[ "$(param messages)" = "$n" ] || bad "traffic continued after the devices were removed"
+insmod "$WEFT_MODDIR/drivers/hca/weft_hca.ko" || bad "weft_hca reload failed"
+wait_messages $((n + 20))
+rmmod weft_selftest_ulp || bad "rmmod of the client under traffic failed"
+dmesg | grep -q "traffic stopped on removal" || bad "the client never saw a removal"
+dmesg | grep -q "still open at removal" && bad "a context was left open at device removal"
+errors=$(dmesg | sed -n 's/.*traffic stopped on removal.* \([0-9]*\) errors/\1/p' | sort -n | tail -1)
+[ "${errors:-1}" = 0 ] || bad "corrupted or failed exchanges: ${errors:-unknown}"
+weft_unload || fail=1
+weft_check_taint || fail=1
+exit $fail
