@@ -232,7 +232,7 @@ Result<void> set_end(CableItem &c, int i, Text in)
 		if (port == 0 || port > n->port_count())
 			return Error(err::EINVAL);
 		p = n->port(static_cast<uint8_t>(port));
-		dev = Ref<verbs::Device>::share(&n->device());
+		dev = Ref<verbs::Device>::share(n->device());
 	}
 	if (p == c.end[1 - i])
 		return Error(err::EINVAL);
@@ -396,6 +396,11 @@ void drop_cable(CableItem &c)
 
 /* --- the root ------------------------------------------------------------ */
 
+const char *node_name(Node &n)
+{
+	return n.device() ? n.device()->name() : "?";
+}
+
 /* One line per external port: "<dev>:<port> <peer or -> <state> lid=<lid>". */
 void show_topology(Out &o)
 {
@@ -406,9 +411,9 @@ void show_topology(Out &o)
 			Port *p = n.port(i);
 			if (!p)
 				continue;
-			o.put("%s:%u ", n.device().name(), i);
+			o.put("%s:%u ", node_name(n), i);
 			if (Port *q = p->peer())
-				o.put("%s:%u", q->node.device().name(), q->num);
+				o.put("%s:%u", node_name(q->node), q->num);
 			else
 				o.put("-");
 			o.put(" %s lid=%u\n", state_name(p->state), p->lid);

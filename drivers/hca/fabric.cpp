@@ -91,7 +91,7 @@ Node *Fabric::find(const char *name)
 {
 	lock.assert_held();
 	for (Node &n : nodes)
-		if (__builtin_strcmp(n.device().name(), name) == 0)
+		if (n.device() && __builtin_strcmp(n.device()->name(), name) == 0)
 			return &n;
 	return nullptr;
 }

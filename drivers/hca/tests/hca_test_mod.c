@@ -3,12 +3,13 @@
 #include "weft/rt/kunit_api.h"
 
 extern const struct weft_test_suite weft_suite_weft_hca_packet, weft_suite_weft_hca_crc,
-	weft_suite_weft_hca_datapath;
+	weft_suite_weft_hca_datapath, weft_suite_weft_hca_faults;
 
 static const struct weft_test_suite *const weft_hca_suites[] = {
 	&weft_suite_weft_hca_packet,
 	&weft_suite_weft_hca_crc,
 	&weft_suite_weft_hca_datapath,
+	&weft_suite_weft_hca_faults,
 };
 
 WEFT_KUNIT_MODULE(weft_hca_suites, "Weft: KUnit suites of the soft HCA");
