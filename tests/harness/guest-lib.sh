@@ -117,6 +117,15 @@ weft_veth() {
 	ip -n "$b" link set "v-$b" up
 }
 
+# weft_expect FILE CONTENT: the file's exact bytes, trailing newline
+# included; says what differs and fails otherwise.
+weft_expect() {
+	local got
+	got=$(cat "$1" 2>&1; echo x)
+	got=${got%x}
+	[ "$got" = "$2" ] || { echo "weft_expect: $1: got '$got', want '$2'"; return 1; }
+}
+
 # Test result lines the host side counts.
 weft_result() { # NAME pass|fail [detail]
 	echo "WEFT-RESULT $2 $1${3:+ - $3}"

@@ -13,13 +13,7 @@ cfs=/sys/kernel/config/weft
 sys=/sys/class/infiniband
 bad() { echo "fabric_config: $*"; fail=1; }
 
-# expect FILE CONTENT: the file's exact bytes, trailing newline included.
-expect() {
-	local got
-	got=$(cat "$1" 2>&1; echo x)
-	got=${got%x}
-	[ "$got" = "$2" ] || bad "$1: got '$got', want '$2'"
-}
+expect() { weft_expect "$@" || fail=1; }
 # put FILE VALUE: the write must succeed.
 put() { printf '%s\n' "$2" >"$1" || bad "write '$2' to $1 failed"; }
 # refuse ERRNO-TEXT FILE VALUE: the write must fail, saying so.

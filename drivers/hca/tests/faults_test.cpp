@@ -75,6 +75,21 @@ struct Link {
 	Faults &faults() { return tx.port_.faults(); }
 };
 
+/* On the heap: two ports' Faults are too big for a kernel stack under lockdep. */
+Result<Own<Link>> make_link()
+{
+	auto l = WEFT_TRY(make_own<Link>(Gfp::Sleep));
+	WEFT_TRY(l->up());
+	return l;
+}
+
+/* Until @s has @n packets, at most @ms. */
+void wait_for(Sink &s, size_t n, uint32_t ms)
+{
+	for (uint32_t waited = 0; waited < ms && s.count() < n; waited += 5)
+		weft_msleep(5);
+}
+
 /* An RC SEND Only with @psn, unsealed as the in-host path builds it. */
 Result<Own<PacketBuf>> packet(uint32_t psn, uint16_t dlid = 0x12)
 {
@@ -93,6 +108,16 @@ uint32_t psn_of(PacketBuf &b)
 {
 	auto p = parse(b.bytes());
 	return p ? iba::Bth::Psn::get(p.value().bth->psn) : ~0u;
+}
+
+/* The sink got exactly these PSNs first, in this order. */
+template <size_t N> void expect_psns(Test &t, Sink &s, const uint32_t (&want)[N])
+{
+	for (uint32_t psn : want) {
+		Own<PacketBuf> b = s.take();
+		WEFT_ASSERT_TRUE(t, bool(b));
+		WEFT_EXPECT_EQ(t, psn_of(*b), psn);
+	}
 }
 
 Result<void> send(Port &from, uint32_t first_psn, uint32_t n)
@@ -160,10 +185,9 @@ void knobs_validate(Test &t)
 
 void drop_count(Test &t)
 {
-	auto own = make_own<Link>(Gfp::Sleep); /* too big for a kernel stack under lockdep */
+	auto own = make_link();
 	WEFT_ASSERT_OK(t, own);
 	Link &l = *own.value();
-	WEFT_ASSERT_OK(t, l.up());
 	l.faults().set_count(FaultKind::Drop, 3);
 	WEFT_ASSERT_OK(t, send(l.tx.port_, 100, 10));
 	WEFT_EXPECT_EQ(t, l.rx.count(), size_t(7));
@@ -178,10 +202,9 @@ void drop_count(Test &t)
 
 void drop_all(Test &t)
 {
-	auto own = make_own<Link>(Gfp::Sleep); /* too big for a kernel stack under lockdep */
+	auto own = make_link();
 	WEFT_ASSERT_OK(t, own);
 	Link &l = *own.value();
-	WEFT_ASSERT_OK(t, l.up());
 	WEFT_ASSERT_OK(t, l.faults().set_probability(FaultKind::Drop, ppm_all));
 	WEFT_ASSERT_OK(t, send(l.tx.port_, 0, 50));
 	WEFT_EXPECT_EQ(t, l.rx.count(), size_t(0));
@@ -190,28 +213,22 @@ void drop_all(Test &t)
 
 void duplicate_count(Test &t)
 {
-	auto own = make_own<Link>(Gfp::Sleep); /* too big for a kernel stack under lockdep */
+	auto own = make_link();
 	WEFT_ASSERT_OK(t, own);
 	Link &l = *own.value();
-	WEFT_ASSERT_OK(t, l.up());
 	l.faults().set_count(FaultKind::Duplicate, 2);
 	WEFT_ASSERT_OK(t, send(l.tx.port_, 7, 5));
 	WEFT_EXPECT_EQ(t, l.rx.count(), size_t(7));
 	static constexpr uint32_t want[] = {7, 7, 8, 8, 9, 10, 11};
-	for (uint32_t psn : want) {
-		Own<PacketBuf> b = l.rx.take();
-		WEFT_ASSERT_TRUE(t, bool(b));
-		WEFT_EXPECT_EQ(t, psn_of(*b), psn);
-	}
+	expect_psns(t, l.rx, want);
 }
 
 /* The held packet arrives right after the one that overtook it. */
 void reorder_one(Test &t)
 {
-	auto own = make_own<Link>(Gfp::Sleep); /* too big for a kernel stack under lockdep */
+	auto own = make_link();
 	WEFT_ASSERT_OK(t, own);
 	Link &l = *own.value();
-	WEFT_ASSERT_OK(t, l.up());
 	l.faults().set_count(FaultKind::Reorder, 1);
 	WEFT_ASSERT_OK(t, send(l.tx.port_, 1, 1));
 	WEFT_EXPECT_EQ(t, l.rx.count(), size_t(0));
@@ -219,35 +236,28 @@ void reorder_one(Test &t)
 	WEFT_ASSERT_OK(t, send(l.tx.port_, 2, 2));
 	WEFT_EXPECT_EQ(t, l.faults().held(), 0u);
 	static constexpr uint32_t want[] = {2, 1, 3};
-	for (uint32_t psn : want) {
-		Own<PacketBuf> b = l.rx.take();
-		WEFT_ASSERT_TRUE(t, bool(b));
-		WEFT_EXPECT_EQ(t, psn_of(*b), psn);
-	}
+	expect_psns(t, l.rx, want);
 }
 
 /* Nothing overtakes: the work lets it go after reorder_ms. */
 void reorder_times_out(Test &t)
 {
-	auto own = make_own<Link>(Gfp::Sleep); /* too big for a kernel stack under lockdep */
+	auto own = make_link();
 	WEFT_ASSERT_OK(t, own);
 	Link &l = *own.value();
-	WEFT_ASSERT_OK(t, l.up());
 	WEFT_ASSERT_OK(t, l.faults().set_hold_ms(FaultKind::Reorder, 5));
 	l.faults().set_count(FaultKind::Reorder, 1);
 	WEFT_ASSERT_OK(t, send(l.tx.port_, 1, 1));
-	for (int i = 0; i < 100 && l.rx.count() == 0; i++)
-		weft_msleep(10);
+	wait_for(l.rx, 1, 1000);
 	WEFT_EXPECT_EQ(t, l.rx.count(), size_t(1));
 	WEFT_EXPECT_EQ(t, l.faults().held(), 0u);
 }
 
 void delay_holds(Test &t)
 {
-	auto own = make_own<Link>(Gfp::Sleep); /* too big for a kernel stack under lockdep */
+	auto own = make_link();
 	WEFT_ASSERT_OK(t, own);
 	Link &l = *own.value();
-	WEFT_ASSERT_OK(t, l.up());
 	WEFT_ASSERT_OK(t, l.faults().set_hold_ms(FaultKind::Delay, 50));
 	l.faults().set_count(FaultKind::Delay, 2);
 	uint64_t start = weft_jiffies();
@@ -255,25 +265,19 @@ void delay_holds(Test &t)
 	/* The undelayed third is there at once. */
 	WEFT_EXPECT_EQ(t, l.rx.count(), size_t(1));
 	WEFT_EXPECT_EQ(t, l.faults().held(), 2u);
-	for (int i = 0; i < 200 && l.rx.count() < 3; i++)
-		weft_msleep(5);
+	wait_for(l.rx, 3, 1000);
 	WEFT_EXPECT_EQ(t, l.rx.count(), size_t(3));
 	WEFT_EXPECT_GE(t, weft_jiffies() - start, uint64_t(weft_msecs_to_jiffies(50)));
 	static constexpr uint32_t want[] = {3, 1, 2};
-	for (uint32_t psn : want) {
-		Own<PacketBuf> b = l.rx.take();
-		WEFT_ASSERT_TRUE(t, bool(b));
-		WEFT_EXPECT_EQ(t, psn_of(*b), psn);
-	}
+	expect_psns(t, l.rx, want);
 }
 
 /* Cutting the cable frees what it holds (kmemleak and KASAN watch). */
 void cut_frees_held(Test &t)
 {
-	auto own = make_own<Link>(Gfp::Sleep); /* too big for a kernel stack under lockdep */
+	auto own = make_link();
 	WEFT_ASSERT_OK(t, own);
 	Link &l = *own.value();
-	WEFT_ASSERT_OK(t, l.up());
 	WEFT_ASSERT_OK(t, l.faults().set_hold_ms(FaultKind::Delay, max_hold_ms));
 	WEFT_ASSERT_OK(t, l.faults().set_hold_ms(FaultKind::Reorder, max_hold_ms));
 	l.faults().set_count(FaultKind::Delay, 3);
@@ -289,10 +293,9 @@ void cut_frees_held(Test &t)
 /* Every corruption is caught by a CRC, whichever bit it hit. */
 void corrupt_always_detected(Test &t)
 {
-	auto own = make_own<Link>(Gfp::Sleep); /* too big for a kernel stack under lockdep */
+	auto own = make_link();
 	WEFT_ASSERT_OK(t, own);
 	Link &l = *own.value();
-	WEFT_ASSERT_OK(t, l.up());
 	WEFT_ASSERT_OK(t, l.faults().set_probability(FaultKind::Corrupt, ppm_all));
 	constexpr uint32_t n = 300;
 	WEFT_ASSERT_OK(t, send(l.tx.port_, 0, n));
