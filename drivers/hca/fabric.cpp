@@ -216,7 +216,9 @@ void Fabric::autoconfigure()
 	size_t count = 0;
 	for (Node &n : nodes) {
 		count++;
-		for (uint8_t i = n.is_switch() ? 0 : 1; i <= n.port_count(); i++) {
+		/* IBA 18.2.1: a switch has one LID, its management port 0's. */
+		uint8_t last = n.is_switch() ? 0 : n.port_count();
+		for (uint8_t i = n.is_switch() ? 0 : 1; i <= last; i++) {
 			Port *p = n.port(i);
 			if (p && (i == 0 || p->peer()))
 				p->lid = next_lid++;

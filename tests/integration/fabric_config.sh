@@ -19,7 +19,7 @@ put() { printf '%s\n' "$2" >"$1" || bad "write '$2' to $1 failed"; }
 # refuse ERRNO-TEXT FILE VALUE: the write must fail, saying so.
 refuse() {
 	local out
-	if out=$(sh -c 'printf "%s\n" "$2" >"$1"' sh "$2" "$3" 2>&1); then
+	if out=$( { printf '%s\n' "$3" >"$2"; } 2>&1); then
 		bad "write '$3' to $2 succeeded, want '$1'"
 	elif [[ $out != *"$1"* ]]; then
 		bad "write '$3' to $2: '$out', want '$1'"
@@ -213,12 +213,12 @@ put $cfs/cables/cs/up 1
 grep -qx "$s0:3 $s1:3 INIT lid=0" $cfs/topology || bad "topology: $s0:3 not INIT after up"
 
 # Removing a switch while its cables flap and its files are read.
-(for i in $(seq 200); do
+(for i in $(seq 30); do
 	echo 0 >$cfs/cables/ca/up; echo 1 >$cfs/cables/ca/up
-	cat $cfs/topology $cfs/cables/*/up >/dev/null
+	read -r _ <$cfs/topology; read -r _ <$cfs/cables/ca/up
 done 2>/dev/null) &
-(for i in $(seq 100); do echo 1 >$cfs/autoconf; done 2>/dev/null) &
-sleep 0.5
+(for i in $(seq 30); do echo 1 >$cfs/autoconf; done 2>/dev/null) &
+sleep 0.2
 rmdir $cfs/switches/s0 || bad "rmdir switches/s0"
 wait
 [ ! -e $sys/$s0 ] || bad "$sys/$s0 still there"
