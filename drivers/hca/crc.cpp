@@ -115,10 +115,16 @@ Result<void> seal(Bytes wire)
 	return ok();
 }
 
+Result<bool> check_vcrc(ConstBytes wire)
+{
+	const Trailer *t = WEFT_TRY(trailer(wire));
+	return t->vcrc.get() == WEFT_TRY(compute_vcrc(wire));
+}
+
 Result<CrcCheck> check_crcs(ConstBytes wire)
 {
 	const Trailer *t = WEFT_TRY(trailer(wire));
-	if (t->vcrc.get() != WEFT_TRY(compute_vcrc(wire)))
+	if (!WEFT_TRY(check_vcrc(wire)))
 		return CrcCheck::BadVcrc;
 	if (t->icrc.get() != WEFT_TRY(compute_icrc(wire)))
 		return CrcCheck::BadIcrc;

@@ -35,6 +35,8 @@ Result<void> seal(Bytes wire);
 enum class CrcCheck { Ok, BadVcrc, BadIcrc };
 /* Which CRC of a received packet is wrong, VCRC checked first (as a link would). */
 Result<CrcCheck> check_crcs(ConstBytes wire);
+/* Only the VCRC, as a switch checks it (the ICRC is end to end). */
+Result<bool> check_vcrc(ConstBytes wire);
 
 } // namespace weft::hca
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The soft fabric: cables, link state and the test-only autoconfiguration. */
 #include <weft/log.h>
+#include <weft/verbs/verbs.h>
 
 #include "crc.h"
 #include "fabric.h"
@@ -26,6 +27,15 @@ Result<Own<PacketBuf>> PacketBuf::alloc(Gfp gfp, uint32_t cap)
 	return Own<PacketBuf>(b);
 }
 
+Result<Own<PacketBuf>> PacketBuf::clone(Gfp gfp) const
+{
+	auto copy = WEFT_TRY(alloc(gfp, len));
+	__builtin_memcpy(copy->data(), data(), len);
+	copy->len = len;
+	copy->sealed = sealed;
+	return copy;
+}
+
 Result<void> PacketBuf::seal()
 {
 	if (!sealed) {
@@ -46,9 +56,16 @@ void Port::transmit(Own<PacketBuf> pkt)
 	}
 	PortCounters::bump(counters.xmit_packets);
 	PortCounters::bump(counters.xmit_words, pkt->len / 4);
-	PortCounters::bump(p->counters.rcv_packets);
-	PortCounters::bump(p->counters.rcv_words, pkt->len / 4);
-	p->node.receive(*p, move(pkt));
+	if (faults_.armed())
+		return faults_.transmit(*p, move(pkt));
+	deliver(*p, move(pkt));
+}
+
+void Port::deliver(Port &to, Own<PacketBuf> pkt)
+{
+	PortCounters::bump(to.counters.rcv_packets);
+	PortCounters::bump(to.counters.rcv_words, pkt->len / 4);
+	to.node.receive(to, move(pkt));
 }
 
 Fabric::Fabric()
@@ -71,12 +88,24 @@ void Fabric::add(Node &n)
 {
 	MutexGuard g(lock);
 	nodes.push_back(n);
+	n.on_fabric_ = true;
+}
+
+Node *Fabric::find(const char *name)
+{
+	lock.assert_held();
+	for (Node &n : nodes)
+		if (n.device() && __builtin_strcmp(n.device()->name(), name) == 0)
+			return &n;
+	return nullptr;
 }
 
 void Fabric::remove(Node &n)
 {
 	MutexGuard g(lock);
-	for (uint8_t i = 0; i <= n.port_count(); i++) {
+	/* The far ends of the cut cables, to free what they hold for @n. */
+	Port *far[64] = {};
+	for (uint8_t i = 0; i <= n.port_count() && i < 64; i++) {
 		Port *p = n.port(i);
 		if (p && p->peer_) {
 			Port *q = p->peer_;
@@ -85,17 +114,27 @@ void Fabric::remove(Node &n)
 			q->state = verbs::PortState::Down;
 			q->phys = verbs::PhysState::Polling;
 			q->node.link_changed(*q);
+			far[i] = q;
 		}
 	}
 	nodes.remove(n);
+	n.on_fabric_ = false;
 	/* No packet is on its way into @n once this returns. */
 	weft_synchronize_rcu();
+	for (uint8_t i = 0; i <= n.port_count() && i < 64; i++) {
+		if (Port *p = n.port(i))
+			p->faults_.purge();
+		if (far[i])
+			far[i]->faults_.purge();
+	}
 }
 
 /* IBA 5.4 / 7.2: after link training both ends are LinkUp, PortState Init. */
 Result<void> Fabric::connect(Port &a, Port &b)
 {
 	MutexGuard g(lock);
+	if (!a.node.on_fabric_ || !b.node.on_fabric_)
+		return Error(err::ENODEV);
 	if (&a == &b || a.peer_ || b.peer_ || a.num == 0 || b.num == 0)
 		return Error(err::EBUSY);
 	Port *ends[] = {&a, &b};
@@ -110,24 +149,25 @@ Result<void> Fabric::connect(Port &a, Port &b)
 	return ok();
 }
 
-void Fabric::disconnect(Port &p)
+void Fabric::disconnect(Port &p, Port *only_peer)
 {
-	{
-		MutexGuard g(lock);
-		Port *q = p.peer_;
-		if (!q)
-			return;
-		__atomic_store_n(&p.peer_, nullptr, __ATOMIC_RELEASE);
-		__atomic_store_n(&q->peer_, nullptr, __ATOMIC_RELEASE);
-		Port *ends[] = {&p, q};
-		for (Port *x : ends) {
-			x->phys = verbs::PhysState::Polling;
-			x->state = verbs::PortState::Down;
-			PortCounters::bump(x->counters.link_downed);
-			x->node.link_changed(*x);
-		}
+	/* The mutex stays held until the held packets are gone: no reconnect in between. */
+	MutexGuard g(lock);
+	Port *q = p.peer_;
+	if (!q || (only_peer && q != only_peer))
+		return;
+	__atomic_store_n(&p.peer_, nullptr, __ATOMIC_RELEASE);
+	__atomic_store_n(&q->peer_, nullptr, __ATOMIC_RELEASE);
+	Port *ends[] = {&p, q};
+	for (Port *x : ends) {
+		x->phys = verbs::PhysState::Polling;
+		x->state = verbs::PortState::Down;
+		PortCounters::bump(x->counters.link_downed);
+		x->node.link_changed(*x);
 	}
 	weft_synchronize_rcu();
+	for (Port *x : ends)
+		x->faults_.purge();
 }
 
 namespace {
@@ -180,7 +220,9 @@ void Fabric::autoconfigure()
 	size_t count = 0;
 	for (Node &n : nodes) {
 		count++;
-		for (uint8_t i = n.is_switch() ? 0 : 1; i <= n.port_count(); i++) {
+		/* IBA 18.2.1: a switch has one LID, its management port 0's. */
+		uint8_t last = n.is_switch() ? 0 : n.port_count();
+		for (uint8_t i = n.is_switch() ? 0 : 1; i <= last; i++) {
 			Port *p = n.port(i);
 			if (p && (i == 0 || p->peer()))
 				p->lid = next_lid++;

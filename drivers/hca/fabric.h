@@ -17,6 +17,9 @@
 #include <weft/verbs/types.h>
 
 struct dentry;
+namespace weft::verbs {
+class Device;
+}
 
 namespace weft::hca {
 
@@ -32,16 +35,27 @@ struct PacketBuf {
 	uint32_t len = 0;
 	uint32_t cap = 0;
 	bool sealed = false;
+	/* Fault injection: jiffies at which a held packet is released. */
+	uint64_t hold_until = 0;
 	/* Compute ICRC and VCRC in place (idempotent). */
 	Result<void> seal();
 	uint8_t *data() { return reinterpret_cast<uint8_t *>(this + 1); }
+	const uint8_t *data() const { return reinterpret_cast<const uint8_t *>(this + 1); }
 	ConstBytes bytes() { return ConstBytes(data(), len); }
 
 	/* Room for @cap bytes after the header; Own<> frees it. */
 	static Result<Own<PacketBuf>> alloc(Gfp gfp, uint32_t cap);
+	/* A copy of the wire bytes (sealed or not, as this one is). */
+	Result<Own<PacketBuf>> clone(Gfp gfp) const;
 };
 
 using PacketQueue = List<PacketBuf, &PacketBuf::node>;
+
+} // namespace weft::hca
+
+#include "faults.h" /* needs PacketBuf; Port embeds Faults */
+
+namespace weft::hca {
 
 /* Per-port counters (IBA 16.1.3.5 PortCounters), updated lock-free. */
 struct PortCounters {
@@ -66,11 +80,15 @@ extern int capture_users;
 
 class Port {
 public:
-	Port(Node &n, uint8_t num) : node(n), num(num) {}
+	Port(Node &n, uint8_t num) : node(n), num(num), faults_(*this) {}
 	WEFT_NOCOPY(Port);
 
 	/* Send one packet out of this port; it is dropped (and counted) without a link. */
 	void transmit(Own<PacketBuf> pkt);
+	/* The far end of the wire: count the packet in at @to and hand it over. */
+	static void deliver(Port &to, Own<PacketBuf> pkt);
+	/* The faults injected on what this port transmits (faults.h). */
+	Faults &faults() { return faults_; }
 
 	/*
 	 * Capture point: hand @pkt to a capture of this port (what it sends)
@@ -109,6 +127,7 @@ private:
 	/* The open capture; RCU-published, written under Fabric::capture_lock. */
 	Capture *capture_ = nullptr;
 	bool capture_open_ok_ = false; /* its debugfs file exists; under capture_lock */
+	Faults faults_;
 };
 
 /* Anything with ports on the fabric. */
@@ -122,11 +141,20 @@ public:
 	virtual Port *port(uint8_t num) = 0;
 	virtual uint8_t port_count() const = 0; /* external ports */
 	virtual bool is_switch() const = 0;
+	/* The verbs device this node is (its name is the node's name); tests' nodes have none. */
+	virtual verbs::Device *device() { return nullptr; }
 	uint64_t node_guid = 0;
 	ListNode fabric_node;
 	/* weft/<device>/ in debugfs and the device's name (capture.cpp). */
 	::dentry *capture_dir = nullptr;
 	const char *capture_name = nullptr;
+
+	/* Between Fabric::add and Fabric::remove (fabric mutex). */
+	bool on_fabric() const { return on_fabric_; }
+
+private:
+	friend class Fabric;
+	bool on_fabric_ = false;
 };
 
 /*
@@ -140,10 +168,20 @@ public:
 	void add(Node &n);
 	void remove(Node &n); /* cuts its cables first */
 
-	/* Join two ports; both go to LinkUp/Init (IBA 5.4 link training done). */
+	/*
+	 * Join two ports; both go to LinkUp/Init (IBA 5.4 link training done).
+	 * EBUSY: a port already cabled (or port 0, or a == b); ENODEV: a node
+	 * not (or no longer) on the fabric.
+	 */
 	Result<void> connect(Port &a, Port &b);
-	/* Cut the cable at @p (both ends go Down/Polling). */
-	void disconnect(Port &p);
+	/*
+	 * Cut the cable at @p (both ends go Down/Polling), only if its peer
+	 * is @only_peer when that is given.  Held packets are freed.
+	 */
+	void disconnect(Port &p, Port *only_peer = nullptr);
+
+	/* The node whose device is named @name (fabric mutex held). */
+	Node *find(const char *name);
 
 	/*
 	 * Test-only stand-in for a subnet manager until the MAD layer lands:

@@ -28,6 +28,7 @@ public:
 	Port *port(uint8_t num) override { return num >= 1 && num <= nports_ ? &ports_[num - 1] : nullptr; }
 	uint8_t port_count() const override { return nports_; }
 	bool is_switch() const override { return false; }
+	verbs::Device *device() override { return this; }
 
 	/* verbs::Device */
 	Result<void> query_port(uint8_t port, verbs::PortAttr &out) override;

@@ -4,15 +4,17 @@
  * `hcas` single-port HCAs cabled to one switch of `switch_ports` ports.
  * With `autoconf=1` (a test-only stand-in until the subnet manager can run)
  * every port gets a LID, the switch's forwarding table is filled and the
- * ports go ACTIVE.
+ * ports go ACTIVE.  With `hcas=0` the fabric starts empty; tests build
+ * their own shapes under /sys/kernel/config/weft/ (Documentation/fabric.md).
  */
 #include <linux/module.h>
 
+#include "control.h"
 #include "hca_module.h"
 
 static unsigned int hcas = 2;
 module_param(hcas, uint, 0444);
-MODULE_PARM_DESC(hcas, "HCAs in the default subnet (1-16)");
+MODULE_PARM_DESC(hcas, "HCAs in the default subnet (0-16; 0: empty fabric)");
 
 static unsigned int switch_ports = 8;
 module_param(switch_ports, uint, 0444);
@@ -34,15 +36,31 @@ static int __init weft_hca_init(void)
 	weft_hca_capture_init(capture_ring_kb);
 	if (hcas)
 		ret = weft_hca_topology_create(hcas, switch_ports, autoconf);
-	if (ret) {
-		weft_hca_capture_exit();
-		weft_hca_fabric_exit();
-	}
+	if (ret)
+		goto err_fabric;
+	weft_ctl_init();
+	ret = weft_cfs_register();
+	if (ret)
+		goto err_ctl;
+	return 0;
+
+err_ctl:
+	weft_ctl_exit();
+	weft_hca_topology_destroy();
+err_fabric:
+	weft_hca_capture_exit();
+	weft_hca_fabric_exit();
 	return ret;
 }
 
+/*
+ * configfs holds a module reference for every directory under weft/, so
+ * by now none is left: unregistering removes only the empty tree.
+ */
 static void __exit weft_hca_exit(void)
 {
+	weft_cfs_unregister();
+	weft_ctl_exit();
 	weft_hca_topology_destroy();
 	weft_hca_capture_exit();
 	weft_hca_fabric_exit();

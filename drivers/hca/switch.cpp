@@ -2,6 +2,7 @@
 /* The soft IB switch: forwarding (IBA 18.2.4). */
 #include <weft/log.h>
 
+#include "crc.h"
 #include "switch.h"
 
 namespace weft::hca {
@@ -116,6 +117,14 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 		PortCounters::bump(in.counters.rcv_errors);
 		return;
 	}
+	if (pkt->sealed) {
+		/* IBA 7.8.2: every link checks the VCRC; a switch drops a bad packet. */
+		auto good = check_vcrc(pkt->bytes());
+		if (!good || !good.value()) {
+			PortCounters::bump(in.counters.rcv_errors);
+			return;
+		}
+	}
 	const auto *lrh = reinterpret_cast<const iba::Lrh *>(pkt->data());
 	uint16_t dlid = lrh->dlid.get();
 	bool vl15 = iba::Lrh::Vl::get(lrh->vl_lver) == 15;
@@ -129,13 +138,11 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 		for (uint8_t p = 1; p <= nports_; p++) {
 			if (!(mask & (1ull << p)))
 				continue;
-			auto copy = PacketBuf::alloc(Gfp::Atomic, pkt->len);
+			auto copy = pkt->clone(Gfp::Atomic);
 			if (!copy) {
 				PortCounters::bump(ports_[p].counters.xmit_discards);
 				continue;
 			}
-			__builtin_memcpy(copy.value()->data(), pkt->data(), pkt->len);
-			copy.value()->len = pkt->len;
 			PortCounters::bump(ports_[p].counters.multicast_xmit);
 			forward(ports_[p], copy.take(), vl15);
 		}

@@ -29,6 +29,7 @@ public:
 	Port *port(uint8_t num) override { return num <= nports_ ? &ports_[num] : nullptr; }
 	uint8_t port_count() const override { return nports_; }
 	bool is_switch() const override { return true; }
+	verbs::Device *device() override { return this; }
 
 	Result<void> query_port(uint8_t port, verbs::PortAttr &out) override;
 	Result<verbs::Gid> query_gid(uint8_t port, uint32_t index) override;

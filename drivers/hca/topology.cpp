@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The default subnet built at module load: N single-port HCAs behind one
- * switch (module parameters in module.c).  Run-time topology changes
- * (configfs) are not here yet.
+ * switch (module parameters in module.c).  Run-time topology changes go
+ * through configfs (control.cpp); these nodes are visible there by name.
  */
 #include <weft/log.h>
 

@@ -10,15 +10,46 @@ weft_modules() {
 		grep -vE '(^|/)(tests|selftest)/|_test\.ko$|weft_kunit\.ko$'
 }
 
+# configfs (Debian: a module; the debug kernel: built in), mounted where
+# weft_hca's run-time topology interface appears (Documentation/fabric.md).
+weft_configfs() {
+	grep -qw configfs /proc/filesystems || modprobe configfs ||
+		{ echo "weft_configfs: no configfs"; return 1; }
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config ||
+		{ echo "weft_configfs: mount failed"; return 1; }
+}
+
+# weft_load [MODULE:PARAMS...]: e.g. weft_load weft_hca:hcas=0 for an empty
+# fabric; PARAMS are space-separated module parameters.
 weft_load() {
-	local m
+	local m name arg params
+	weft_configfs || return 1
 	for m in $(weft_modules); do
-		insmod "$WEFT_MODDIR/$m" || { echo "weft_load: insmod $m failed"; return 1; }
+		name=$(basename "$m" .ko)
+		params=
+		for arg in "$@"; do
+			[ "${arg%%:*}" = "$name" ] && params=${arg#*:}
+		done
+		# shellcheck disable=SC2086 # params are words
+		insmod "$WEFT_MODDIR/$m" $params || { echo "weft_load: insmod $m failed"; return 1; }
 	done
+}
+
+# Remove everything made under /sys/kernel/config/weft/ (cables first: they
+# name the nodes); configfs keeps weft_hca loaded while anything is left.
+weft_fabric_clear() {
+	local cfs=/sys/kernel/config/weft d
+	[ -d $cfs ] || return 0
+	for d in $cfs/cables/* $cfs/hcas/* $cfs/switches/*; do
+		[ -d "$d" ] && rmdir "$d"
+	done
+	return 0
 }
 
 weft_unload() {
 	local m
+	weft_fabric_clear
 	for m in $(weft_modules | tac); do
 		m=$(basename "$m" .ko)
 		if [ -d "/sys/module/$m" ]; then
@@ -84,6 +115,15 @@ weft_veth() {
 	ip -n "$b" addr add "$addr_b" dev "v-$b"
 	ip -n "$a" link set "v-$a" up
 	ip -n "$b" link set "v-$b" up
+}
+
+# weft_expect FILE CONTENT: the file's exact bytes, trailing newline
+# included; says what differs and fails otherwise.
+weft_expect() {
+	local got
+	got=$(cat "$1" 2>&1; echo x)
+	got=${got%x}
+	[ "$got" = "$2" ] || { echo "weft_expect: $1: got '$got', want '$2'"; return 1; }
 }
 
 # Test result lines the host side counts.

@@ -13,13 +13,7 @@ ca=$sys/weftfake0
 sw=$sys/weftfakesw0
 bad() { echo "ib_sysfs: $*"; fail=1; }
 
-# expect FILE CONTENT: the file's exact bytes, trailing newline included.
-expect() {
-	local got
-	got=$(cat "$1" 2>&1; echo x)
-	got=${got%x}
-	[ "$got" = "$2" ] || bad "$1: got '$got', want '$2'"
-}
+expect() { weft_expect "$@" || fail=1; }
 # expect_err ERRNO-TEXT CMD...: CMD fails and says so.
 expect_err() {
 	local want=$1 out

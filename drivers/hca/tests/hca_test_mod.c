@@ -3,7 +3,8 @@
 #include "weft/rt/kunit_api.h"
 
 extern const struct weft_test_suite weft_suite_weft_hca_packet, weft_suite_weft_hca_crc,
-	weft_suite_weft_hca_datapath, weft_suite_weft_hca_verbs, weft_suite_weft_hca_capture;
+	weft_suite_weft_hca_datapath, weft_suite_weft_hca_verbs, weft_suite_weft_hca_capture,
+	weft_suite_weft_hca_faults;
 
 static const struct weft_test_suite *const weft_hca_suites[] = {
 	&weft_suite_weft_hca_packet,
@@ -11,6 +12,7 @@ static const struct weft_test_suite *const weft_hca_suites[] = {
 	&weft_suite_weft_hca_datapath,
 	&weft_suite_weft_hca_verbs,
 	&weft_suite_weft_hca_capture,
+	&weft_suite_weft_hca_faults,
 };
 
 WEFT_KUNIT_MODULE(weft_hca_suites, "Weft: KUnit suites of the soft HCA");

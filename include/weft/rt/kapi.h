@@ -140,6 +140,10 @@ void weft_cond_resched(void);
 /* CRC-32/IEEE, bit-reflected, no pre/post inversion (the kernel's crc32_le). */
 uint32_t weft_crc32_le(uint32_t crc, const void *p, size_t len);
 
+/* --- randomness (shim_random.c) ------------------------------------------ */
+/* Not for secrets: fault injection and test decisions (get_random_u32). */
+uint32_t weft_random_u32(void);
+
 WEFT_C_END
 
 #endif /* WEFT_RT_KAPI_H */

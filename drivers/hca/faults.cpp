@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Fault injection on cables (faults.h): the decisions and the held packets. */
+#include "fabric.h"
+
+namespace weft::hca {
+
+namespace {
+
+/* Uniform in [0, n) without a division (Lemire's multiply-shift). */
+uint32_t random_below(uint32_t n)
+{
+	return static_cast<uint32_t>((static_cast<uint64_t>(weft_random_u32()) * n) >> 32);
+}
+
+constexpr const char *names[fault_kinds] = {"drop", "corrupt", "duplicate", "reorder", "delay"};
+
+} // namespace
+
+const char *fault_name(FaultKind k)
+{
+	return names[static_cast<size_t>(k)];
+}
+
+Faults::Faults(Port &port)
+	: port_(port), lock_(WEFT_LOCK_CLASS("weft_hca_faults")),
+	  release_(release_due, WEFT_LOCK_CLASS("weft_hca_faults_release"))
+{
+}
+
+Faults::~Faults()
+{
+	/* The port is going: nobody transmits on it any more. */
+	purge();
+}
+
+Result<void> Faults::set_probability(FaultKind k, uint32_t ppm)
+{
+	if (idx(k) >= fault_kinds || ppm > ppm_all)
+		return Error(err::EINVAL);
+	__atomic_store_n(&knob(k).ppm, ppm, __ATOMIC_RELAXED);
+	if (ppm)
+		arm();
+	return ok();
+}
+
+void Faults::set_count(FaultKind k, uint32_t n)
+{
+	if (idx(k) >= fault_kinds)
+		return;
+	__atomic_store_n(&knob(k).count, n, __ATOMIC_RELAXED);
+	if (n)
+		arm();
+}
+
+Result<void> Faults::set_hold_ms(FaultKind k, uint32_t ms)
+{
+	if (ms == 0 || ms > max_hold_ms)
+		return Error(err::EINVAL);
+	if (k == FaultKind::Delay)
+		__atomic_store_n(&delay_ms_, ms, __ATOMIC_RELAXED);
+	else if (k == FaultKind::Reorder)
+		__atomic_store_n(&reorder_ms_, ms, __ATOMIC_RELAXED);
+	else
+		return Error(err::EINVAL);
+	return ok();
+}
+
+uint32_t Faults::hold_ms(FaultKind k) const
+{
+	if (k == FaultKind::Delay)
+		return load(delay_ms_);
+	if (k == FaultKind::Reorder)
+		return load(reorder_ms_);
+	return 0;
+}
+
+void Faults::clear()
+{
+	/*
+	 * Disarm first: a transmitter that still sees armed_ finds zero
+	 * knobs, one that does not skips them, both are right.
+	 */
+	__atomic_store_n(&armed_, false, __ATOMIC_RELAXED);
+	for (Knob &k : knobs_) {
+		__atomic_store_n(&k.count, 0u, __ATOMIC_RELAXED);
+		__atomic_store_n(&k.ppm, 0u, __ATOMIC_RELAXED);
+	}
+}
+
+bool Faults::decide(FaultKind k)
+{
+	Knob &kn = knob(k);
+	/* Counts first, taken one at a time by whoever wins the exchange. */
+	uint32_t c = load(kn.count);
+	while (c) {
+		if (__atomic_compare_exchange_n(&kn.count, &c, c - 1, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	uint32_t ppm = load(kn.ppm);
+	if (ppm == 0)
+		return false;
+	return ppm >= ppm_all || random_below(ppm_all) < ppm;
+}
+
+void Faults::transmit(Port &to, Own<PacketBuf> pkt)
+{
+	if (decide(FaultKind::Drop)) {
+		bump(FaultKind::Drop);
+		return;
+	}
+	if (decide(FaultKind::Corrupt)) {
+		bump(FaultKind::Corrupt);
+		/*
+		 * Seal first, then flip a bit the VCRC covers (any bit: it
+		 * covers the whole packet): every receiver, switch or CA,
+		 * checks the VCRC of a sealed packet.  A packet too malformed
+		 * to seal is what the receiver would reject anyway.
+		 */
+		if (!pkt->seal()) {
+			PortCounters::bump(to.counters.rcv_errors);
+			return;
+		}
+		uint32_t bit = random_below(pkt->len * 8);
+		pkt->data()[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+	}
+	Own<PacketBuf> copy;
+	if (decide(FaultKind::Duplicate)) {
+		auto c = pkt->clone(Gfp::Atomic);
+		if (c) {
+			copy = c.take();
+			bump(FaultKind::Duplicate);
+		}
+	}
+	if (decide(FaultKind::Delay)) {
+		bump(FaultKind::Delay);
+		hold(delayed_, load(delay_ms_), move(pkt), move(copy));
+		return;
+	}
+	if (decide(FaultKind::Reorder)) {
+		bump(FaultKind::Reorder);
+		hold(reordered_, load(reorder_ms_), move(pkt), move(copy));
+		return;
+	}
+	Port::deliver(to, move(pkt));
+	if (copy)
+		Port::deliver(to, move(copy));
+	release_overtaken(to);
+}
+
+void Faults::hold(Queue &q, uint32_t ms, Own<PacketBuf> pkt, Own<PacketBuf> copy)
+{
+	uint64_t due = weft_jiffies() + weft_msecs_to_jiffies(ms);
+	{
+		SpinGuardBh g(lock_);
+		Own<PacketBuf> both[] = {move(pkt), move(copy)};
+		for (Own<PacketBuf> &b : both) {
+			if (!b)
+				continue;
+			b->hold_until = due;
+			q.push_back(*b.release());
+			__atomic_fetch_add(&held_, 1, __ATOMIC_RELAXED);
+		}
+	}
+	/* Already pending: it fires no later than this packet's deadline needs. */
+	release_.queue(ms);
+}
+
+void Faults::deliver_all(Port *to, Queue &q)
+{
+	while (PacketBuf *b = q.pop_front()) {
+		Own<PacketBuf> pkt(b);
+		if (to)
+			Port::deliver(*to, move(pkt));
+	}
+}
+
+/* A packet went straight through: whatever waited to be overtaken follows it. */
+void Faults::release_overtaken(Port &to)
+{
+	if (!load(held_))
+		return;
+	Queue out;
+	{
+		SpinGuardBh g(lock_);
+		while (PacketBuf *b = reordered_.pop_front()) {
+			out.push_back(*b);
+			__atomic_fetch_sub(&held_, 1, __ATOMIC_RELAXED);
+		}
+	}
+	deliver_all(&to, out);
+}
+
+void Faults::release_due(DelayedWork &w)
+{
+	Faults &f = *container_of(&w, &Faults::release_);
+	uint64_t now = weft_jiffies();
+	uint64_t next = 0;
+	Queue out;
+	{
+		SpinGuardBh g(f.lock_);
+		Queue *qs[] = {&f.delayed_, &f.reordered_};
+		for (Queue *q : qs) {
+			Queue keep;
+			while (PacketBuf *b = q->pop_front()) {
+				if (static_cast<int64_t>(b->hold_until - now) <= 0) {
+					out.push_back(*b);
+					__atomic_fetch_sub(&f.held_, 1, __ATOMIC_RELAXED);
+				} else {
+					keep.push_back(*b);
+					if (!next || static_cast<int64_t>(b->hold_until - next) < 0)
+						next = b->hold_until;
+				}
+			}
+			q->splice_back(keep);
+		}
+	}
+	{
+		/* The cable may have been cut meanwhile: then they are lost with it. */
+		RcuReadGuard rcu;
+		Port *to = f.port_.peer();
+		if (!to)
+			PortCounters::bump(f.port_.counters.xmit_discards, out.size());
+		deliver_all(to, out);
+	}
+	if (next) {
+		/* Jiffies to ms rounds down; one jiffy more than needed is harmless. */
+		uint64_t left = next - now;
+		w.queue(static_cast<unsigned long>(left) * 1000 / weft_msecs_to_jiffies(1000) + 1);
+	}
+}
+
+void Faults::purge()
+{
+	release_.cancel_sync();
+	Queue gone;
+	{
+		SpinGuardBh g(lock_);
+		gone.splice_back(delayed_);
+		gone.splice_back(reordered_);
+		__atomic_store_n(&held_, 0u, __ATOMIC_RELAXED);
+	}
+	deliver_all(nullptr, gone);
+}
+
+} // namespace weft::hca
