@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: RC reliability on a faulty fabric (IBA 9.7).  With drops,
+ * duplicates, reordering and corruption on both directions of the path,
+ * every message arrives exactly once, in order, byte-exact, and every send
+ * completes successfully; with a dead link, retries run out into
+ * RetryExcErr (IBA 9.7.6.1.3).
+ */
+#include <weft/test.h>
+#include <weft/verbs/test_pair.h>
+
+#include "../hca.h"
+
+using namespace weft;
+using namespace weft::verbs;
+using namespace weft::verbs::testing;
+using weft::hca::FaultKind;
+using weft::test::Test;
+
+namespace {
+
+constexpr uint32_t slots = 32, max_len = 3000;
+
+hca::Faults &faults_of(Side &s)
+{
+	return static_cast<hca::Hca &>(*s.dev).port(1)->faults();
+}
+
+/* Both directions: what each HCA transmits toward the switch. */
+Result<void> set_both(Pair &c, FaultKind k, uint32_t ppm)
+{
+	WEFT_TRY(faults_of(c.a).set_probability(k, ppm));
+	return faults_of(c.b).set_probability(k, ppm);
+}
+
+Result<void> lower_timeout(Side &s, uint8_t timeout, uint8_t retry)
+{
+	QpAttr at;
+	at.timeout = timeout;
+	at.retry_cnt = retry;
+	at.state = QpState::Rts;
+	return s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::timeout | qp_attr::retry_cnt);
+}
+
+uint32_t length_of(uint32_t seq)
+{
+	return 4 + (seq * 577) % (max_len - 4);
+}
+
+Result<void> post_slot(Side &s, uint8_t *bufs, uint32_t slot)
+{
+	Sge sg{reinterpret_cast<uint64_t>(bufs + slot * max_len), max_len, s.mr->lkey};
+	RecvWr r;
+	r.wr_id = slot;
+	r.sg = Span<const Sge>(&sg, 1);
+	return s.qp->post_recv(r);
+}
+
+void fill(uint8_t *p, uint32_t seq)
+{
+	__builtin_memcpy(p, &seq, 4);
+	for (uint32_t i = 4; i < length_of(seq); i++)
+		p[i] = static_cast<uint8_t>(seq * 31 + i);
+}
+
+bool intact(const uint8_t *p, uint32_t seq, uint32_t len)
+{
+	uint32_t got;
+	__builtin_memcpy(&got, p, 4);
+	if (got != seq || len != length_of(seq))
+		return false;
+	for (uint32_t i = 4; i < len; i++)
+		if (p[i] != static_cast<uint8_t>(seq * 31 + i))
+			return false;
+	return true;
+}
+
+void exactly_once_in_order(Test &t)
+{
+	static constexpr uint32_t messages = 1500;
+	auto pair = make_own<Pair>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, pair);
+	Pair &c = *pair.value();
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	WEFT_ASSERT_OK(t, lower_timeout(c.a, 10, 7)); /* ~4 ms local ACK timeout */
+	Buf rx(slots * max_len), tx(slots * max_len);
+	WEFT_ASSERT_TRUE(t, rx.p && tx.p);
+	for (uint32_t i = 0; i < slots; i++)
+		WEFT_ASSERT_OK(t, post_slot(c.b, rx.p, i));
+	WEFT_ASSERT_OK(t, set_both(c, FaultKind::Drop, 50000));
+	WEFT_ASSERT_OK(t, set_both(c, FaultKind::Duplicate, 30000));
+	WEFT_ASSERT_OK(t, set_both(c, FaultKind::Reorder, 30000));
+	WEFT_ASSERT_OK(t, set_both(c, FaultKind::Corrupt, 10000));
+	uint32_t sent = 0, acked = 0, received = 0, bad = 0;
+	while (received < messages) {
+		if (sent < messages && sent - acked < slots / 2) {
+			uint8_t *p = tx.p + (sent % slots) * max_len;
+			fill(p, sent);
+			Sge sg{reinterpret_cast<uint64_t>(p), length_of(sent), c.a.mr->lkey};
+			SendWr wr;
+			wr.wr_id = sent;
+			wr.sg = Span<const Sge>(&sg, 1);
+			WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+			sent++;
+			continue;
+		}
+		Wc wc;
+		while (c.a.cq->poll(Span<Wc>(&wc, 1))) {
+			WEFT_ASSERT_EQ(t, int(wc.status), int(WcStatus::Success));
+			WEFT_ASSERT_EQ(t, wc.wr_id, uint64_t(acked)); /* in order */
+			acked++;
+		}
+		auto r = wait_wc(c.b.cq);
+		WEFT_ASSERT_OK(t, r);
+		WEFT_ASSERT_EQ(t, int(r.value().status), int(WcStatus::Success));
+		uint32_t slot = static_cast<uint32_t>(r.value().wr_id);
+		if (!intact(rx.p + slot * max_len, received, r.value().byte_len))
+			bad++;
+		received++;
+		WEFT_ASSERT_OK(t, post_slot(c.b, rx.p, slot));
+	}
+	WEFT_EXPECT_EQ(t, bad, 0u);
+	hca::Faults *both[] = {&faults_of(c.a), &faults_of(c.b)};
+	for (hca::Faults *f : both) {
+		/* The run really was faulty. */
+		WEFT_EXPECT_GT(t, f->injected(FaultKind::Drop), 0ull);
+		WEFT_EXPECT_GT(t, f->injected(FaultKind::Duplicate), 0ull);
+		WEFT_EXPECT_GT(t, f->injected(FaultKind::Reorder), 0ull);
+		f->clear();
+	}
+	/* Nothing extra arrives: each message exactly once. */
+	weft_msleep(100);
+	Wc extra;
+	WEFT_EXPECT_EQ(t, c.b.cq->poll(Span<Wc>(&extra, 1)), size_t(0));
+	while (acked < messages) {
+		auto s = wait_wc(c.a.cq);
+		WEFT_ASSERT_OK(t, s);
+		WEFT_EXPECT_EQ(t, int(s.value().status), int(WcStatus::Success));
+		acked++;
+	}
+}
+
+/* A link that loses everything: retry_cnt retries, then RetryExcErr and a flush. */
+void retries_run_out(Test &t)
+{
+	auto pair = make_own<Pair>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, pair);
+	Pair &c = *pair.value();
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	WEFT_ASSERT_OK(t, lower_timeout(c.a, 8, 2)); /* ~1 ms, 2 retries */
+	WEFT_ASSERT_OK(t, faults_of(c.a).set_probability(FaultKind::Drop, hca::ppm_all));
+	static uint8_t buf[64];
+	Sge sg{reinterpret_cast<uint64_t>(buf), sizeof(buf), c.a.mr->lkey};
+	SendWr wr;
+	wr.opcode = WrOpcode::RdmaWrite;
+	wr.sg = Span<const Sge>(&sg, 1);
+	wr.rdma.remote_addr = reinterpret_cast<uint64_t>(buf);
+	wr.rdma.rkey = c.b.mr->rkey;
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+	auto w1 = wait_wc(c.a.cq), w2 = wait_wc(c.a.cq);
+	WEFT_ASSERT_OK(t, w1);
+	WEFT_ASSERT_OK(t, w2);
+	WEFT_EXPECT_EQ(t, int(w1.value().status), int(WcStatus::RetryExcErr));
+	WEFT_EXPECT_EQ(t, int(w2.value().status), int(WcStatus::WrFlushErr));
+	/* First transmission plus two retries of the first WQE at least. */
+	WEFT_EXPECT_GE(t, faults_of(c.a).injected(FaultKind::Drop), 3ull);
+	faults_of(c.a).clear();
+}
+
+} // namespace
+
+WEFT_TEST_SUITE(weft_hca_reliability, WEFT_CASE(exactly_once_in_order), WEFT_CASE(retries_run_out));
