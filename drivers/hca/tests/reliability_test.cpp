@@ -33,15 +33,6 @@ Result<void> set_both(Pair &c, FaultKind k, uint32_t ppm)
 	return faults_of(c.b).set_probability(k, ppm);
 }
 
-Result<void> lower_timeout(Side &s, uint8_t timeout, uint8_t retry)
-{
-	QpAttr at;
-	at.timeout = timeout;
-	at.retry_cnt = retry;
-	at.state = QpState::Rts;
-	return s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::timeout | qp_attr::retry_cnt);
-}
-
 uint32_t length_of(uint32_t seq)
 {
 	return 4 + (seq * 577) % (max_len - 4);
@@ -81,8 +72,8 @@ void exactly_once_in_order(Test &t)
 	auto pair = make_own<Pair>(Gfp::Sleep);
 	WEFT_ASSERT_OK(t, pair);
 	Pair &c = *pair.value();
-	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
-	WEFT_ASSERT_OK(t, lower_timeout(c.a, 10, 7)); /* ~4 ms local ACK timeout */
+	/* ~4 ms local ACK timeout, 7 retries. */
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024, 7, 10, 7));
 	Buf rx(slots * max_len), tx(slots * max_len);
 	WEFT_ASSERT_TRUE(t, rx.p && tx.p);
 	for (uint32_t i = 0; i < slots; i++)
@@ -146,8 +137,8 @@ void retries_run_out(Test &t)
 	auto pair = make_own<Pair>(Gfp::Sleep);
 	WEFT_ASSERT_OK(t, pair);
 	Pair &c = *pair.value();
-	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
-	WEFT_ASSERT_OK(t, lower_timeout(c.a, 8, 2)); /* ~1 ms, 2 retries */
+	/* ~1 ms local ACK timeout, 2 retries. */
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024, 7, 8, 2));
 	WEFT_ASSERT_OK(t, faults_of(c.a).set_probability(FaultKind::Drop, hca::ppm_all));
 	static uint8_t buf[64];
 	Sge sg{reinterpret_cast<uint64_t>(buf), sizeof(buf), c.a.mr->lkey};

@@ -71,7 +71,8 @@ struct Side {
 	}
 };
 
-inline Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_retry)
+inline Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_retry,
+			   uint8_t timeout = 14, uint8_t retry_cnt = 7)
 {
 	QpAttr at;
 	at.state = QpState::Init;
@@ -93,8 +94,8 @@ inline Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_ret
 					  qp_attr::min_rnr_timer));
 	at.state = QpState::Rts;
 	at.sq_psn = 0x123;
-	at.timeout = 14;
-	at.retry_cnt = 7;
+	at.timeout = timeout;
+	at.retry_cnt = retry_cnt;
 	at.rnr_retry = rnr_retry;
 	at.max_rd_atomic = 4;
 	return a.ctx->modify_qp(a.qp, at,
@@ -116,13 +117,15 @@ inline Result<Wc> wait_wc(Cq *cq)
 
 struct Pair {
 	Side a, b;
-	Result<void> connect(QpType t, iba::Mtu mtu, uint8_t rnr_retry = 7)
+	/* @timeout and @retry_cnt: the local ACK timeout code and retries (IBA 9.7.6.1.3). */
+	Result<void> connect(QpType t, iba::Mtu mtu, uint8_t rnr_retry = 7, uint8_t timeout = 14,
+			     uint8_t retry_cnt = 7)
 	{
 		uint32_t acc = access::all & ~access::mw_bind;
 		WEFT_TRY(a.open("weft0", t, acc));
 		WEFT_TRY(b.open("weft1", t, acc));
-		WEFT_TRY(to_rts(a, b, mtu, rnr_retry));
-		return to_rts(b, a, mtu, rnr_retry);
+		WEFT_TRY(to_rts(a, b, mtu, rnr_retry, timeout, retry_cnt));
+		return to_rts(b, a, mtu, rnr_retry, timeout, retry_cnt);
 	}
 
 	Result<void> connect(Device &da, Device &db, QpType t, iba::Mtu mtu)
