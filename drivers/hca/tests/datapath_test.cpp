@@ -8,7 +8,7 @@
 #include <weft/test.h>
 #include <weft/verbs/test_pair.h>
 
-#include "../fabric.h"
+#include "../hca.h"
 
 using namespace weft;
 using namespace weft::verbs;
@@ -305,6 +305,86 @@ void fast_reg_and_invalidate(Test &t)
 		weft_kfree(p);
 }
 
+/*
+ * IBA 10.9.3: a datagram whose P_Key does not match the receiving QP's
+ * partition is dropped and counted (PortInfo P_KeyViolations); with the
+ * partition on both sides it passes.
+ */
+void ud_pkey_violation(Test &t)
+{
+	auto f = make_own<Pair>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, f);
+	Side &a = f.value()->a, &b = f.value()->b;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Ud, access::local_write));
+	WEFT_ASSERT_OK(t, b.open("weft1", QpType::Ud, access::local_write));
+	hca::Port *pa = static_cast<hca::Hca &>(*a.dev).port(1);
+	hca::Port *pb = static_cast<hca::Hca &>(*b.dev).port(1);
+	/* What an SM would program from partitions.conf: 0x8001 at index 1 of b. */
+	pb->pkeys[1] = 0x8001;
+	QpAttr at;
+	at.state = QpState::Init;
+	at.port_num = 1;
+	at.pkey_index = 1;
+	at.qkey = 0x77;
+	WEFT_ASSERT_OK(t, b.ctx->modify_qp(b.qp, at, qp_attr::state | qp_attr::pkey_index | qp_attr::port | qp_attr::qkey));
+	at.state = QpState::Rtr;
+	WEFT_ASSERT_OK(t, b.ctx->modify_qp(b.qp, at, qp_attr::state));
+	WEFT_ASSERT_OK(t, ud_ready(a, 0x77));
+	static uint8_t rbuf[128], msg[16];
+	Sge rsg{reinterpret_cast<uint64_t>(rbuf), sizeof(rbuf), b.mr->lkey};
+	RecvWr rwr;
+	rwr.sg = Span<const Sge>(&rsg, 1);
+	WEFT_ASSERT_OK(t, b.qp->post_recv(rwr));
+	AhAttr aa;
+	aa.dlid = b.lid;
+	aa.port = 1;
+	auto ah = a.ctx->create_ah(a.pd, aa);
+	WEFT_ASSERT_OK(t, ah);
+	Sge ssg{reinterpret_cast<uint64_t>(msg), sizeof(msg), a.mr->lkey};
+	SendWr wr;
+	wr.opcode = WrOpcode::Send;
+	wr.sg = Span<const Sge>(&ssg, 1);
+	wr.ud.ah = ah.value();
+	wr.ud.remote_qpn = b.qp->qpn;
+	wr.ud.remote_qkey = 0x77;
+	PortAttr before;
+	WEFT_ASSERT_OK(t, b.dev->query_port(1, before));
+	WEFT_ASSERT_OK(t, a.qp->post_send(wr)); /* a sends with the default P_Key 0xffff */
+	expect_wc(t, wait_wc(a.cq), WcStatus::Success, WcOpcode::Send);
+	weft_msleep(50);
+	Wc none;
+	WEFT_EXPECT_EQ(t, b.cq->poll(Span<Wc>(&none, 1)), size_t(0));
+	PortAttr after;
+	WEFT_ASSERT_OK(t, b.dev->query_port(1, after));
+	WEFT_EXPECT_EQ(t, after.bad_pkey_cntr, before.bad_pkey_cntr + 1);
+	/* a joins the partition as a full member and uses it: delivered. */
+	pa->pkeys[1] = 0x8001;
+	at.state = QpState::Rts;
+	at.pkey_index = 1;
+	WEFT_ASSERT_OK(t, a.ctx->destroy_qp(a.qp));
+	QpInitAttr init;
+	init.type = QpType::Ud;
+	init.send_cq = init.recv_cq = a.cq;
+	init.sq_sig_all = true;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	auto q = a.ctx->create_qp(a.pd, init);
+	WEFT_ASSERT_OK(t, q);
+	a.qp = q.value();
+	at.state = QpState::Init;
+	WEFT_ASSERT_OK(t, a.ctx->modify_qp(a.qp, at, qp_attr::state | qp_attr::pkey_index | qp_attr::port | qp_attr::qkey));
+	at.state = QpState::Rtr;
+	WEFT_ASSERT_OK(t, a.ctx->modify_qp(a.qp, at, qp_attr::state));
+	at.state = QpState::Rts;
+	WEFT_ASSERT_OK(t, a.ctx->modify_qp(a.qp, at, qp_attr::state | qp_attr::sq_psn));
+	WEFT_ASSERT_OK(t, a.qp->post_send(wr));
+	expect_wc(t, wait_wc(a.cq), WcStatus::Success, WcOpcode::Send);
+	auto rwc = wait_wc(b.cq);
+	WEFT_ASSERT_OK(t, rwc);
+	WEFT_EXPECT_EQ(t, rwc.value().pkey_index, uint16_t(1));
+	pa->pkeys[1] = pb->pkeys[1] = 0;
+}
+
 struct McastFixture {
 	Side tx, r1, r2, other;
 };
@@ -395,4 +475,4 @@ void verbs_object_rules(Test &t)
 
 WEFT_TEST_SUITE(weft_hca_datapath, WEFT_CASE(rc_send_sizes_and_mtus), WEFT_CASE(rc_write_then_read),
 		WEFT_CASE(rc_atomics), WEFT_CASE(rc_rnr_retry_exhausted), WEFT_CASE(rc_local_errors),
-		WEFT_CASE(ud_send_and_qkey), WEFT_CASE(ud_multicast), WEFT_CASE(fast_reg_and_invalidate), WEFT_CASE(verbs_object_rules));
+		WEFT_CASE(ud_send_and_qkey), WEFT_CASE(ud_pkey_violation), WEFT_CASE(ud_multicast), WEFT_CASE(fast_reg_and_invalidate), WEFT_CASE(verbs_object_rules));
