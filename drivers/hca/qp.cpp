@@ -268,6 +268,16 @@ void SoftQp::shutdown()
 		delete b;
 }
 
+void SoftQp::dump(const char *why)
+{
+	SpinGuardBh g(lock_);
+	Logger("weft_hca").info("QP %u %s: state %s sq head %u next %u tail %u next_psn %u "
+				"epsn %u msn %u rd_atomic_out %u retries %u rnr %u rnr_wait %d deadline %lld",
+				qpn, why, verbs::qp_state_str(state_), sq_head_, sq_next_, sq_tail_,
+				next_psn_, epsn_, msn_, rd_atomic_out_, retries_left_, rnr_left_,
+				int(rnr_wait_), static_cast<long long>(deadline_ - weft_jiffies()));
+}
+
 void SoftQp::enqueue(Own<PacketBuf> pkt)
 {
 	SpinGuardBh g(rx_lock_);

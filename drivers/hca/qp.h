@@ -81,6 +81,9 @@ public:
 	Result<void> attach_mcast(const verbs::Gid &mgid, uint16_t mlid) override;
 	Result<void> detach_mcast(const verbs::Gid &mgid, uint16_t mlid) override;
 
+	/* Log the engine's state (diagnostics for tests and bug reports). */
+	void dump(const char *why);
+
 	/* A packet for this QP arrived on @port (never sleeps). */
 	void enqueue(Own<PacketBuf> pkt);
 
