@@ -26,7 +26,8 @@ static DECLARE_WORK(weft_bench, weft_bench_work);
 
 static int __init weft_bench_init(void)
 {
-	schedule_work(&weft_bench);
+	/* Unbound: a busy-polling item on a per-CPU pool would starve the QP engines. */
+	queue_work(system_unbound_wq, &weft_bench);
 	return 0;
 }
 
