@@ -30,7 +30,8 @@ void expect_wc(Test &t, Result<Wc> r, WcStatus st, WcOpcode op)
 void rc_send_sizes_and_mtus(Test &t)
 {
 	static constexpr size_t sizes[] = {0, 1, 255, 256, 257, 1024, 4095, 4096, 4097, 65536, 1 << 20};
-	static constexpr iba::Mtu mtus[] = {iba::Mtu::M256, iba::Mtu::M1024, iba::Mtu::M4096};
+	static constexpr iba::Mtu mtus[] = {iba::Mtu::M256, iba::Mtu::M512, iba::Mtu::M1024,
+					    iba::Mtu::M2048, iba::Mtu::M4096};
 	for (iba::Mtu mtu : mtus) {
 		Pair c;
 		WEFT_ASSERT_OK(t, c.connect(QpType::Rc, mtu));
@@ -64,8 +65,8 @@ void rc_send_sizes_and_mtus(Test &t)
 void rc_write_then_read(Test &t)
 {
 	Pair c;
-	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
-	static constexpr size_t len = 300000;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M2048));
+	static constexpr size_t len = 8 << 20; /* 4096 packets each way */
 	Buf local(len), remote(len), back(len);
 	local.pattern(3);
 	__builtin_memset(remote.p, 0, len);
