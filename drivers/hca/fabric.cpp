@@ -267,10 +267,14 @@ void Fabric::flood_multicast(uint16_t mlid)
 void weft_hca_fabric_init(void)
 {
 	weft::hca::fabric = new (weft::hca::fabric_storage) weft::hca::Fabric();
+	weft::hca::fabric->engine_wq = weft_alloc_highpri_workqueue("weft_hca_engine");
 }
 
 void weft_hca_fabric_exit(void)
 {
+	/* Every QP is gone by now (topology and configfs nodes removed first). */
+	if (weft::hca::fabric->engine_wq)
+		weft_destroy_workqueue(weft::hca::fabric->engine_wq);
 	weft::hca::fabric->~Fabric();
 	weft::hca::fabric = nullptr;
 }

@@ -197,6 +197,13 @@ public:
 
 	uint64_t next_guid();
 
+	/*
+	 * Where QP engines run: a high-priority per-CPU workqueue, so that a
+	 * busy-polling consumer's work item on the same CPU cannot starve
+	 * them (nullptr: the system workqueue, if it could not be made).
+	 */
+	void *engine_wq = nullptr;
+
 	Mutex lock;
 	List<Node, &Node::fabric_node> nodes;
 	/* Attaches and detaches captures to ports (capture.cpp). */

@@ -50,7 +50,7 @@ void SoftQp::kick()
 {
 	SpinGuardBh g(rx_lock_);
 	if (!dying_)
-		work_.queue();
+		work_.queue(Fabric::get().engine_wq);
 }
 
 QpState SoftQp::state() const
@@ -284,7 +284,7 @@ void SoftQp::enqueue(Own<PacketBuf> pkt)
 	if (dying_)
 		return;
 	rxq_.push_back(*pkt.release());
-	work_.queue();
+	work_.queue(Fabric::get().engine_wq);
 }
 
 /* IBA 10.3.1 Error state: the engine flushes every outstanding WR. */

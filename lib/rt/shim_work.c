@@ -116,6 +116,12 @@ void *weft_alloc_workqueue(const char *name, bool ordered, int max_active)
 }
 EXPORT_SYMBOL_GPL(weft_alloc_workqueue);
 
+void *weft_alloc_highpri_workqueue(const char *name)
+{
+	return alloc_workqueue("%s", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0, name);
+}
+EXPORT_SYMBOL_GPL(weft_alloc_highpri_workqueue);
+
 void weft_flush_workqueue(void *wq)
 {
 	flush_workqueue((struct workqueue_struct *)wq);

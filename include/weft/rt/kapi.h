@@ -118,6 +118,11 @@ bool weft_cancel_work_sync(void *work);
 bool weft_cancel_delayed_work_sync(void *dwork);
 bool weft_flush_work(void *work);
 void *weft_alloc_workqueue(const char *name, bool ordered, int max_active);
+/*
+ * Per-CPU, high priority (WQ_HIGHPRI): for data path engines, which must
+ * not wait behind long-running normal work items on the same CPU.
+ */
+void *weft_alloc_highpri_workqueue(const char *name);
 void weft_flush_workqueue(void *wq);
 void weft_destroy_workqueue(void *wq);
 
