@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A CA port's multicast attachments (IBA 10.5): which UD QPs belong to which
- * group, so that a packet to a multicast LID reaches a copy of it to every
- * attached QP (IBA 9.8.1.2... delivery "to all QPs attached to the MGID").
+ * group, so that a copy of a packet to a multicast LID reaches every
+ * attached QP (IBA 10.5).
  */
 #ifndef WEFT_HCA_MCAST_H
 #define WEFT_HCA_MCAST_H

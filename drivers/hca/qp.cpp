@@ -297,7 +297,7 @@ void SoftQp::to_error()
 		state_ = QpState::Err;
 		flushed_ = false;
 	}
-	/* Errors reach the consumer as completions (IBA 10.10.2.?); no async event. */
+	/* Errors reach the consumer as error completions (IBA 11.6.2); no async event. */
 	kick(); /* the engine flushes on its next pass */
 }
 

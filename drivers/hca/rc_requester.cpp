@@ -49,7 +49,7 @@ bool is_local(WrOpcode op)
 	return op == WrOpcode::RegMr || op == WrOpcode::LocalInv;
 }
 
-/* IBA 9.7.5.2.? Table 43: AETH syndrome classes. */
+/* IBA 9.3.6: the AETH syndrome's class bits (ACK, RNR NAK, NAK). */
 constexpr uint8_t syn_kind(uint8_t s) { return (s >> 5) & 3; }
 constexpr uint8_t kind_ack = 0, kind_rnr = 1, kind_nak = 3;
 
@@ -237,7 +237,7 @@ void SoftQp::arm_retry_timer()
 	timer_.modify(ms);
 }
 
-/* Resend from the WQE holding @psn (IBA 9.7.5.2.? go-back-N). */
+/* Resend from the WQE holding @psn (IBA 9.7: go-back-N retry). */
 void SoftQp::go_back(uint32_t psn)
 {
 	for (uint32_t i = sq_head_; i != sq_next_; i++) {
@@ -283,7 +283,7 @@ void SoftQp::completer(const Packet &p)
 			break;
 		}
 	}
-	/* IBA 9.7.5.1.?: a response implicitly acknowledges every SEND/WRITE before it. */
+	/* IBA 9.7: a response implicitly acknowledges every SEND/WRITE before it. */
 	uint32_t acked_upto = psn;
 	if (op == Acknowledge) {
 		uint8_t syn = iba::Aeth::Syndrome::get(p.aeth->syn_msn);

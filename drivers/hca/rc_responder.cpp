@@ -13,7 +13,7 @@ using namespace iba::op;
 
 namespace {
 
-/* IBA 9.7.5.2.? Table 43: AETH syndromes. */
+/* IBA 9.3.6: AETH syndrome values. */
 constexpr uint8_t syn_ack = 0x1f; /* ACK, no credit count given */
 constexpr uint8_t syn_rnr = 0x20;
 constexpr uint8_t nak_psn_seq = 0x60, nak_inv_req = 0x61, nak_rem_access = 0x62,
@@ -96,7 +96,7 @@ bool SoftQp::resp_send(const Packet &p)
 	}
 	recv_off_ += static_cast<uint32_t>(p.payload.size());
 	if (last && p.ieth) {
-		/* IBA 10.6.3.6 / 9.4.1.?: SEND with Invalidate names an rkey of our PD. */
+		/* IBA 10.6.3.6, 9.3.9: SEND with Invalidate names an rkey of our PD. */
 		uint32_t key = p.ieth->rkey.get();
 		if (!hca.invalidate(key, pd)) {
 			wc.status = WcStatus::RemInvReqErr;
@@ -131,7 +131,7 @@ bool SoftQp::resp_write(const Packet &p)
 		uint64_t va = p.reth->va.get();
 		uint32_t len = p.reth->dmalen.get();
 		Ref<verbs::Mr> mr = hca.lookup_mr(p.reth->rkey.get(), true);
-		/* IBA 9.7.5.2.? / 10.6.3: QP and region must both allow remote write. */
+		/* IBA 10.6.3: QP and region must both allow remote write. */
 		if (!(attr_.qp_access_flags & verbs::access::remote_write) || !mr || &mr->pd != &pd ||
 		    !mr->check(va, len, verbs::access::remote_write)) {
 			nak(nak_rem_access);

@@ -45,8 +45,8 @@ WcStatus SoftQp::ud_send(SendWqe &w)
 
 /*
  * IBA 10.2.5, 9.6.1.2: check the Q_Key (QP0 has none) and the P_Key,
- * consume a receive WQE (none: the datagram is silently dropped, IBA
- * 9.8.3.?), and place the GRH (or 40 unused bytes) before the payload
+ * consume a receive WQE (none: the datagram is silently dropped; UD is
+ * unreliable, IBA 9.8), and place the GRH (or 40 unused bytes) before the payload
  * (IBA 11.4.1.2).
  */
 void SoftQp::ud_receive(const Packet &p, PacketBuf &)

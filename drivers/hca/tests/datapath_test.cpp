@@ -281,7 +281,7 @@ void fast_reg_and_invalidate(Test &t)
 	WEFT_EXPECT_EQ(t, int(local_op(c.b, WrOpcode::LocalInv, mr, key1, 0)), int(WcStatus::Success));
 	uint32_t key2 = (mr->lkey & ~0xffu) | 0x43;
 	WEFT_EXPECT_EQ(t, int(local_op(c.b, WrOpcode::RegMr, mr, key2, acc)), int(WcStatus::Success));
-	/* SEND with Invalidate of key2 (IBA 9.4.1.?: IETH). */
+	/* SEND with Invalidate of key2 (IBA 9.3.9: IETH). */
 	static uint8_t rb[16], msg[4] = {1, 2, 3, 4};
 	Sge rs{reinterpret_cast<uint64_t>(rb), 16, c.b.mr->lkey};
 	RecvWr r;
