@@ -153,28 +153,14 @@ Result<uint8_t *> Mr::map(uint64_t va, uint64_t len, uint32_t need) const
 
 Result<void> Mr::write(uint64_t va, ConstBytes src, uint32_t need) const
 {
-	WEFT_TRY(check(va, src.size(), need));
-	for (size_t done = 0; done < src.size();) {
-		uint64_t run;
-		uint8_t *p = at(va + done, &run);
-		size_t n = min<uint64_t>(run, src.size() - done);
-		__builtin_memcpy(p, src.data() + done, n);
-		done += n;
-	}
-	return ok();
+	return walk(va, src.size(), need,
+		    [&](uint8_t *p, size_t off, size_t n) { __builtin_memcpy(p, src.data() + off, n); });
 }
 
 Result<void> Mr::read(uint64_t va, Bytes dst, uint32_t need) const
 {
-	WEFT_TRY(check(va, dst.size(), need));
-	for (size_t done = 0; done < dst.size();) {
-		uint64_t run;
-		const uint8_t *p = at(va + done, &run);
-		size_t n = min<uint64_t>(run, dst.size() - done);
-		__builtin_memcpy(dst.data() + done, p, n);
-		done += n;
-	}
-	return ok();
+	return walk(va, dst.size(), need,
+		    [&](uint8_t *p, size_t off, size_t n) { __builtin_memcpy(dst.data() + off, p, n); });
 }
 
 Result<void> Mr::set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64_t va,
@@ -189,7 +175,6 @@ Result<void> Mr::set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64
 		return Error(err::EINVAL);
 	for (size_t i = 0; i < kvas.size(); i++)
 		pages_[i] = kvas[i];
-	npages_ = static_cast<uint32_t>(kvas.size());
 	page_shift_ = shift;
 	iova = va;
 	length = len;

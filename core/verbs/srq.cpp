@@ -12,16 +12,12 @@ Srq::Srq(Context &c, Pd &p, Array<RecvEntry> ring, uint32_t max_sge, EventHandle
 
 Result<void> Srq::post_recv(const RecvWr &wr)
 {
-	if (wr.sg.size() > max_sge_)
+	if (wr.sg.size() > max_sge_ || wr.sg.size() > RecvEntry::max_sge)
 		return Error(err::EINVAL);
 	SpinGuardIrq g(lock_);
 	if (tail_ - head_ >= ring_.size())
 		return Error(err::ENOMEM);
-	RecvEntry &e = ring_[tail_ % ring_.size()];
-	e.wr_id = wr.wr_id;
-	e.nsge = static_cast<uint32_t>(wr.sg.size());
-	for (size_t i = 0; i < wr.sg.size(); i++)
-		e.sge[i] = wr.sg[i];
+	ring_[tail_ % ring_.size()].set(wr);
 	tail_++;
 	return ok();
 }

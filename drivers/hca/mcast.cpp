@@ -79,13 +79,9 @@ bool McastTable::deliver(const Packet &p, const PacketBuf &pkt)
 				targets[n++] = g->qps[i];
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		auto copy = PacketBuf::alloc(Gfp::Atomic, pkt.len);
-		if (copy) {
-			__builtin_memcpy(copy.value()->data(), const_cast<PacketBuf &>(pkt).data(), pkt.len);
-			copy.value()->len = pkt.len;
-			copy.value()->sealed = pkt.sealed;
+		auto copy = pkt.clone(Gfp::Atomic);
+		if (copy)
 			targets[i]->enqueue(copy.take());
-		}
 		targets[i]->put();
 	}
 	return n > 0;

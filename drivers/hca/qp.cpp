@@ -140,11 +140,7 @@ Result<void> SoftQp::post_recv(const verbs::RecvWr &wr)
 			return Error(err::EINVAL);
 		if (rq_tail_ - rq_head_ >= cap.max_recv_wr)
 			return Error(err::ENOMEM);
-		RecvWqe &slot = rq_[rq_tail_ % rq_.size()];
-		slot.wr_id = wr.wr_id;
-		slot.nsge = static_cast<uint32_t>(wr.sg.size());
-		for (size_t i = 0; i < wr.sg.size(); i++)
-			slot.sge[i] = wr.sg[i];
+		rq_[rq_tail_ % rq_.size()].set(wr);
 		rq_tail_++;
 		flush_now = state_ == QpState::Err;
 	}

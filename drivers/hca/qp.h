@@ -31,6 +31,12 @@ constexpr int32_t psn_diff(uint32_t a, uint32_t b)
 	return static_cast<int32_t>((a - b) << 8) >> 8;
 }
 
+/* Packets of a message of @len bytes at @mtu; a zero-length one still takes one. */
+constexpr uint32_t npackets(uint32_t len, uint32_t mtu)
+{
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
 /* The operation part of a BTH opcode (IBA 9.2.1). */
 constexpr uint8_t operation(uint8_t opcode)
 {

@@ -16,11 +16,6 @@ using namespace iba::op;
 
 namespace {
 
-uint32_t npackets(uint32_t len, uint32_t mtu)
-{
-	return len ? (len + mtu - 1) / mtu : 1;
-}
-
 bool is_read_or_atomic(WrOpcode op)
 {
 	return op == WrOpcode::RdmaRead || op == WrOpcode::AtomicCmpSwap ||
@@ -59,9 +54,10 @@ bool SoftQp::send_one(SendWqe &w)
 {
 	const uint32_t mtu = mtu_bytes();
 	const WrOpcode op = w.wr.opcode;
-	uint32_t n = op == WrOpcode::RdmaRead ? npackets(w.length, mtu)
-		     : is_read_or_atomic(op)  ? 1
-					      : npackets(w.length, mtu);
+	/* IBA 9.7.1: a READ uses one PSN per response packet, an atomic one. */
+	uint32_t n = op == WrOpcode::AtomicCmpSwap || op == WrOpcode::AtomicFetchAdd
+			     ? 1
+			     : npackets(w.length, mtu);
 	if (!w.started) {
 		w.first_psn = next_psn_;
 		w.last_psn = (next_psn_ + n - 1) & psn_mask;
@@ -76,7 +72,7 @@ bool SoftQp::send_one(SendWqe &w)
 	s.dqp = attr_.dest_qp_num;
 	SgFill g{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
 	Result<void> r = ok();
-	if (op == WrOpcode::RdmaRead || is_read_or_atomic(op)) {
+	if (is_read_or_atomic(op)) {
 		s.psn = w.first_psn;
 		s.ackreq = true;
 		s.va = op == WrOpcode::RdmaRead ? w.wr.rdma.remote_addr : w.wr.atomic.remote_addr;
@@ -195,12 +191,7 @@ void SoftQp::requester()
 			retire();
 		}
 	}
-	if (ud && state() != verbs::QpState::Err) {
-		SpinGuardBh g(lock_);
-		if (sq_next_ != sq_tail_ || sq_head_ == sq_tail_)
-			return;
-	}
-	arm_retry_timer();
+	arm_retry_timer(); /* RC only; UD and UC have nothing to time */
 }
 
 void SoftQp::retire()
@@ -358,7 +349,6 @@ void SoftQp::completer(const Packet &p)
 	rnr_left_ = attr_.rnr_retry;
 	retire();
 	if (target && target->done && target->status != WcStatus::Success) {
-		retire();
 		to_error();
 		return;
 	}

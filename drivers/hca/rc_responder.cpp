@@ -19,11 +19,6 @@ constexpr uint8_t syn_rnr = 0x20;
 constexpr uint8_t nak_psn_seq = 0x60, nak_inv_req = 0x61, nak_rem_access = 0x62,
 		  nak_rem_op = 0x63;
 
-uint32_t npackets(uint32_t len, uint32_t mtu)
-{
-	return len ? (len + mtu - 1) / mtu : 1;
-}
-
 /* PacketSpec::fill for READ responses: straight from the region to the wire. */
 struct MrFill {
 	verbs::Mr *mr;

@@ -159,9 +159,22 @@ private:
 	friend class Device;
 	/* Where @va lies and how many bytes from it are contiguous (bounds checked). */
 	uint8_t *at(uint64_t va, uint64_t *run) const;
+	/* Checked walk of [va, va+len) in contiguous runs: fn(kernel pointer, offset, n). */
+	template <typename F> Result<void> walk(uint64_t va, size_t len, uint32_t need, F fn) const
+	{
+		WEFT_TRY(check(va, len, need));
+		for (size_t done = 0; done < len;) {
+			uint64_t run;
+			uint8_t *p = at(va + done, &run);
+			size_t n = min<uint64_t>(run, len - done);
+			fn(p, done, n);
+			done += n;
+		}
+		return ok();
+	}
 	Completion drained_;
 	Array<uint64_t> pages_; /* FastReg: kernel addresses of the pages */
-	uint32_t npages_ = 0, page_shift_ = 0;
+	uint32_t page_shift_ = 0;
 	bool valid_ = true;	/* FastReg MRs start invalid */
 };
 
@@ -218,6 +231,15 @@ struct RecvEntry {
 	uint64_t wr_id;
 	uint32_t nsge;
 	Sge sge[max_sge];
+
+	/* Copy @wr in; the caller checked wr.sg.size() <= max_sge. */
+	void set(const RecvWr &wr)
+	{
+		wr_id = wr.wr_id;
+		nsge = static_cast<uint32_t>(wr.sg.size());
+		for (size_t i = 0; i < wr.sg.size(); i++)
+			sge[i] = wr.sg[i];
+	}
 };
 
 /*
