@@ -6,8 +6,24 @@ namespace weft::verbs {
 
 Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg)
 	: ctx(c), lock_(WEFT_LOCK_CLASS("weft_verbs_cq")), ring_(move(ring)),
-	  ring_size_(ring_.size()), handler_(h), arg_(arg)
+	  ring_size_(ring_.size()), handler_(h), arg_(arg),
+	  notify_work_(notify_deferred, WEFT_LOCK_CLASS("weft_verbs_cq_notify"))
 {
+}
+
+void Cq::notify_deferred(Work &w)
+{
+	Cq *cq = container_of(&w, &Cq::notify_work_);
+	bool notify, error;
+	{
+		SpinGuardIrq g(cq->lock_);
+		notify = exchange(cq->deferred_notify_, false);
+		error = exchange(cq->deferred_error_, false);
+	}
+	if (error)
+		cq->ctx.dev.dispatch_event(Event{EventType::CqErr, &cq->ctx.dev, 0, nullptr, cq});
+	if (notify)
+		cq->handler_(*cq, cq->arg_);
 }
 
 size_t Cq::poll(Span<Wc> out)
@@ -30,9 +46,9 @@ bool Cq::req_notify(bool solicited_only)
 	return head_ != tail_;
 }
 
-void Cq::push(const Wc &wc, bool solicited)
+bool Cq::push(const Wc &wc, bool solicited, bool call_handlers)
 {
-	bool overflow = false, notify = false;
+	bool overflow = false, notify = false, defer = false, good;
 	{
 		SpinGuardIrq g(lock_);
 		size_t next = (tail_ + 1) % ring_size_;
@@ -50,11 +66,21 @@ void Cq::push(const Wc &wc, bool solicited)
 				notify = handler_ != nullptr;
 			}
 		}
+		if (!call_handlers && (overflow || notify)) {
+			deferred_error_ |= overflow;
+			deferred_notify_ |= notify;
+			overflow = notify = false;
+			defer = true;
+		}
+		good = !error_;
 	}
+	if (defer)
+		notify_work_.queue();
 	if (overflow)
 		ctx.dev.dispatch_event(Event{EventType::CqErr, &ctx.dev, 0, nullptr, this});
 	if (notify)
 		handler_(*this, arg_);
+	return good;
 }
 
 Result<void> Cq::resize(uint32_t cqe)

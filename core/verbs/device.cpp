@@ -154,13 +154,19 @@ Result<uint8_t *> Mr::map(uint64_t va, uint64_t len, uint32_t need) const
 Result<void> Mr::write(uint64_t va, ConstBytes src, uint32_t need) const
 {
 	return walk(va, src.size(), need,
-		    [&](uint8_t *p, size_t off, size_t n) { __builtin_memcpy(p, src.data() + off, n); });
+		    [&](uint8_t *p, size_t off, size_t n) -> Result<void> {
+			    __builtin_memcpy(p, src.data() + off, n);
+			    return ok();
+		    });
 }
 
 Result<void> Mr::read(uint64_t va, Bytes dst, uint32_t need) const
 {
 	return walk(va, dst.size(), need,
-		    [&](uint8_t *p, size_t off, size_t n) { __builtin_memcpy(dst.data() + off, p, n); });
+		    [&](uint8_t *p, size_t off, size_t n) -> Result<void> {
+			    __builtin_memcpy(dst.data() + off, p, n);
+			    return ok();
+		    });
 }
 
 Result<void> Mr::set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64_t va,

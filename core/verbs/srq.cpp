@@ -38,24 +38,25 @@ uint32_t Srq::count()
 	return tail_ - head_;
 }
 
-bool Srq::take(RecvEntry &out)
+bool Srq::take(RecvEntry &out, bool &limit_reached)
 {
-	bool fire = false;
-	{
-		SpinGuardIrq g(lock_);
-		if (head_ == tail_)
-			return false;
-		out = ring_[head_ % ring_.size()];
-		head_++;
-		/* IBA 10.2.9.2: fires once when the count falls below the limit. */
-		if (limit_ && tail_ - head_ < limit_) {
-			limit_ = 0;
-			fire = true;
-		}
+	SpinGuardIrq g(lock_);
+	if (head_ == tail_)
+		return false;
+	out = ring_[head_ % ring_.size()];
+	head_++;
+	/* IBA 10.2.9.2: fires once when the count falls below the limit. */
+	if (limit_ && tail_ - head_ < limit_) {
+		limit_ = 0;
+		limit_reached = true;
 	}
-	if (fire && events)
-		events->handle(Event{EventType::SrqLimitReached, &ctx.dev, 0, nullptr, nullptr, this});
 	return true;
+}
+
+void Srq::raise_limit()
+{
+	if (events)
+		events->handle(Event{EventType::SrqLimitReached, &ctx.dev, 0, nullptr, nullptr, this});
 }
 
 } // namespace weft::verbs

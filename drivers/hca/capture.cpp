@@ -188,6 +188,9 @@ void Port::tap_slow(PacketBuf &pkt)
 	Capture *rx = p ? __atomic_load_n(&p->capture_, __ATOMIC_ACQUIRE) : nullptr;
 	if (!tx && !rx)
 		return;
+	/* A payload whose sender's memory went away is not captured: the packet is lost anyway. */
+	if (!pkt.materialize())
+		return;
 	/* What goes on a real wire carries its CRCs; one too short to seal is captured as it is. */
 	(void)pkt.seal();
 	if (tx)

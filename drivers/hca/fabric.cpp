@@ -27,8 +27,19 @@ Result<Own<PacketBuf>> PacketBuf::alloc(Gfp gfp, uint32_t cap)
 	return Own<PacketBuf>(b);
 }
 
-Result<Own<PacketBuf>> PacketBuf::clone(Gfp gfp) const
+Result<void> PacketBuf::materialize()
 {
+	if (!by_ref())
+		return ok();
+	WEFT_TRY(ref.copy(0, Bytes(data() + ref_at, ref.len)));
+	ref = Payload();
+	PortCounters::bump(Fabric::get().materialized);
+	return ok();
+}
+
+Result<Own<PacketBuf>> PacketBuf::clone(Gfp gfp)
+{
+	WEFT_TRY(materialize());
 	auto copy = WEFT_TRY(alloc(gfp, len));
 	__builtin_memcpy(copy->data(), data(), len);
 	copy->len = len;
@@ -39,6 +50,7 @@ Result<Own<PacketBuf>> PacketBuf::clone(Gfp gfp) const
 Result<void> PacketBuf::seal()
 {
 	if (!sealed) {
+		WEFT_TRY(materialize());
 		WEFT_TRY(hca::seal(Bytes(data(), len)));
 		sealed = true;
 	}

@@ -16,6 +16,8 @@
 #include <weft/lock.h>
 #include <weft/verbs/types.h>
 
+#include "packet.h"
+
 struct dentry;
 namespace weft::verbs {
 class Device;
@@ -23,12 +25,20 @@ class Device;
 
 namespace weft::hca {
 
+struct RunCtx;
+
 /*
  * One packet on the wire: LRH through VCRC in data[0, len).  Packets built
  * inside this host travel unsealed (CRC fields zero, IBA 7.8 not yet
  * applied); whatever observes or alters the wire (capture, fault
  * injection, a cable to another host) seals first, and a receiver checks
  * the CRCs of every sealed packet.
+ *
+ * By reference: a packet fresh from a QP may leave its payload bytes in
+ * the sender's memory (@ref), for a receiving QP to copy straight into
+ * its own: one copy from buffer to buffer.  Such a packet lives only
+ * within the transmit() call that sent it; whatever keeps a packet longer
+ * (a queue, a held fault, a capture, a clone) materializes it first.
  */
 struct PacketBuf {
 	ListNode node;
@@ -37,7 +47,16 @@ struct PacketBuf {
 	bool sealed = false;
 	/* Fault injection: jiffies at which a held packet is released. */
 	uint64_t hold_until = 0;
-	/* Compute ICRC and VCRC in place (idempotent). */
+	/* Payload bytes data()[ref_at, ref_at + ref.len) not yet written (fill set). */
+	Payload ref;
+	uint32_t ref_at = 0;
+	/* The engine run that sent it, while in its transmit() call (qp.h). */
+	RunCtx *from = nullptr;
+
+	bool by_ref() const { return ref.fill != nullptr; }
+	/* Copy a by-reference payload into the packet (idempotent). */
+	Result<void> materialize();
+	/* Compute ICRC and VCRC in place (idempotent; materializes first). */
 	Result<void> seal();
 	uint8_t *data() { return reinterpret_cast<uint8_t *>(this + 1); }
 	const uint8_t *data() const { return reinterpret_cast<const uint8_t *>(this + 1); }
@@ -45,8 +64,8 @@ struct PacketBuf {
 
 	/* Room for @cap bytes after the header; Own<> frees it. */
 	static Result<Own<PacketBuf>> alloc(Gfp gfp, uint32_t cap);
-	/* A copy of the wire bytes (sealed or not, as this one is). */
-	Result<Own<PacketBuf>> clone(Gfp gfp) const;
+	/* A copy of the wire bytes (sealed or not, as this one is); materializes first. */
+	Result<Own<PacketBuf>> clone(Gfp gfp);
 };
 
 using PacketQueue = List<PacketBuf, &PacketBuf::node>;
@@ -203,6 +222,9 @@ public:
 	 * them (nullptr: the system workqueue, if it could not be made).
 	 */
 	void *engine_wq = nullptr;
+
+	/* By-reference payloads copied into their packets (the second copy the fast path avoids). */
+	uint64_t materialized = 0;
 
 	Mutex lock;
 	List<Node, &Node::fabric_node> nodes;

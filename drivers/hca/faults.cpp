@@ -105,6 +105,15 @@ bool Faults::decide(FaultKind k)
 
 void Faults::transmit(Port &to, Own<PacketBuf> pkt)
 {
+	/*
+	 * Faults hold, copy and alter wire bytes: they need them all, and a
+	 * held packet outlives the run that sent it.
+	 */
+	pkt->from = nullptr;
+	if (!pkt->materialize()) {
+		PortCounters::bump(to.counters.rcv_errors);
+		return;
+	}
 	if (decide(FaultKind::Drop)) {
 		bump(FaultKind::Drop);
 		return;

@@ -63,7 +63,7 @@ void McastTable::detach_all(SoftQp &qp)
 }
 
 /* IBA 8.4.1 / 10.5: multicast packets carry a GRH whose DGID names the group. */
-bool McastTable::deliver(const Packet &p, const PacketBuf &pkt)
+bool McastTable::deliver(const Packet &p, PacketBuf &pkt)
 {
 	if (!p.grh)
 		return false;

@@ -32,7 +32,7 @@ public:
 	void detach_all(SoftQp &qp);
 
 	/* Copy @pkt to every QP attached to (DGID, DLID); false if none. */
-	bool deliver(const Packet &p, const PacketBuf &pkt);
+	bool deliver(const Packet &p, PacketBuf &pkt);
 
 private:
 	struct Group {

@@ -95,6 +95,7 @@ Result<Packet> parse(ConstBytes wire)
 	if (pad > rest.size())
 		return Error(err::EBADMSG);
 	p.payload = WEFT_TRY(rest.first(rest.size() - pad));
+	p.data = Payload::of(p.payload);
 	return p;
 }
 
@@ -195,9 +196,22 @@ Result<bool> build_ext(Cursor<uint8_t> &c, const PacketSpec &s, uint8_t h)
 
 } // namespace
 
+Result<void> Payload::copy(size_t off, Bytes dst) const
+{
+	if (off > len || dst.size() > len - off)
+		return Error(err::EMSGSIZE);
+	if (fill)
+		return fill(ctx, off, dst);
+	if (dst.size())
+		__builtin_memcpy(dst.data(), wire.data() + off, dst.size());
+	return ok();
+}
+
 Result<size_t> build(Bytes out, const PacketSpec &s, bool seal_crcs)
 {
 	const size_t len = WEFT_TRY(packet_length(s));
+	if (s.defer_fill && seal_crcs)
+		return Error(err::EINVAL); /* CRCs over bytes not yet there */
 	if (len > out.size())
 		return Error(err::ENOSPC);
 	const OpcodeInfo &op = opcode_info(s.opcode);
@@ -214,9 +228,9 @@ Result<size_t> build(Bytes out, const PacketSpec &s, bool seal_crcs)
 		return Error(err::EINVAL);
 	/* Payload, zero pad, then the CRCs over all of it. */
 	Bytes rest = c.rest();
-	if (s.fill)
-		WEFT_TRY(s.fill(s.fill_ctx, WEFT_TRY(rest.first(plen))));
-	else if (plen)
+	if (s.fill && !s.defer_fill)
+		WEFT_TRY(s.fill(s.fill_ctx, 0, WEFT_TRY(rest.first(plen))));
+	else if (plen && !s.fill)
 		__builtin_memcpy(rest.data(), s.payload.data(), plen);
 	__builtin_memset(rest.data() + plen, 0, rest.size() - plen);
 	if (seal_crcs)

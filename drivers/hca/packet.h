@@ -16,6 +16,30 @@
 
 namespace weft::hca {
 
+/*
+ * Copies payload bytes [off, off + dst.size()) of a packet out of where
+ * they are kept (the sender's registered memory) into @dst.
+ */
+using FillFn = Result<void> (*)(void *ctx, size_t off, Bytes dst);
+
+/*
+ * A payload as its receiver reads it: bytes in the packet, or, on the
+ * in-host fast path, a reference to the sender's memory that @fill copies
+ * from on demand, so that data moves from the sender's buffer to the
+ * receiver's in one copy.
+ */
+struct Payload {
+	ConstBytes wire;
+	FillFn fill = nullptr;
+	void *ctx = nullptr;
+	size_t len = 0;
+
+	static Payload of(ConstBytes b) { return Payload{b, nullptr, nullptr, b.size()}; }
+	size_t size() const { return len; }
+	/* EMSGSIZE beyond the payload; the fill's error (the sender's memory went away). */
+	Result<void> copy(size_t off, Bytes dst) const;
+};
+
 /* A parsed packet: pointers into the wire buffer it was parsed from. */
 struct Packet {
 	const iba::Lrh *lrh = nullptr;
@@ -29,7 +53,8 @@ struct Packet {
 	const iba::ImmDt *immdt = nullptr;
 	const iba::Ieth *ieth = nullptr;
 	const iba::OpcodeInfo *op = nullptr;
-	ConstBytes payload; /* without the pad bytes */
+	ConstBytes payload; /* without the pad bytes (an empty view when by reference) */
+	Payload data;	    /* how the receiver reads the payload */
 	ConstBytes icrc;
 	ConstBytes vcrc;
 };
@@ -68,9 +93,11 @@ struct PacketSpec {
 	/*
 	 * Or: @fill writes @fill_len payload bytes straight into the packet
 	 * (a gather from registered memory without a bounce buffer); its
-	 * error fails the build.
+	 * error fails the build.  With @defer_fill, build() leaves the
+	 * payload bytes unwritten for the caller to send by reference.
 	 */
-	Result<void> (*fill)(void *ctx, Bytes dst) = nullptr;
+	FillFn fill = nullptr;
+	bool defer_fill = false;
 	void *fill_ctx = nullptr;
 	size_t fill_len = 0;
 

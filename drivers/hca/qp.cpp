@@ -35,7 +35,103 @@ SoftQp::~SoftQp()
 
 void SoftQp::run(Work &w)
 {
-	container_of(&w, &SoftQp::work_)->engine();
+	RunList later;
+	RunCtx ctx{true, 0, &later};
+	container_of(&w, &SoftQp::work_)->run_engine(ctx);
+	later.run_all(true);
+}
+
+/* Take the engine if nobody runs it; else ask the runner to run again. */
+bool SoftQp::acquire()
+{
+	uint32_t s = __atomic_load_n(&run_bits_, __ATOMIC_RELAXED);
+	for (;;) {
+		uint32_t next = (s & run_running) ? (s | run_again) : run_running;
+		if (__atomic_compare_exchange_n(&run_bits_, &s, next, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return !(s & run_running);
+	}
+}
+
+/* Give the engine up; false if a run was asked for meanwhile (run again, still owning it). */
+bool SoftQp::release()
+{
+	uint32_t s = __atomic_load_n(&run_bits_, __ATOMIC_RELAXED);
+	for (;;) {
+		uint32_t next = (s & run_again) ? run_running : 0;
+		if (__atomic_compare_exchange_n(&run_bits_, &s, next, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return next == 0;
+	}
+}
+
+bool SoftQp::run_engine(RunCtx &ctx)
+{
+	if (!acquire())
+		return false;
+	/* Pairs with shutdown(): it sets dying_, then waits for run_running to clear. */
+	if (__atomic_load_n(&dying_, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&run_bits_, 0, __ATOMIC_RELEASE);
+		return false;
+	}
+	do {
+		cur_ = &ctx;
+		engine();
+		cur_ = nullptr;
+	} while (!release());
+	return true;
+}
+
+void SoftQp::run_or_kick()
+{
+	RunList later;
+	RunCtx ctx{false, 0, &later};
+	run_engine(ctx);
+	later.run_all(false);
+}
+
+bool RunList::add(SoftQp &qp)
+{
+	for (uint32_t i = next; i < n; i++)
+		if (qps[i].get() == &qp)
+			return true;
+	if (n == max)
+		return false;
+	qps[n++] = Ref<SoftQp>::share(&qp);
+	return true;
+}
+
+void RunList::run_all(bool can_sleep)
+{
+	/* Runs may list more engines; the list's size bounds how many. */
+	for (; next < n; next++) {
+		RunCtx ctx{can_sleep, 0, this};
+		qps[next]->run_engine(ctx);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		qps[i].reset();
+	n = next = 0;
+}
+
+void SoftQp::raise_event(verbs::EventType t)
+{
+	if (can_call_handlers()) {
+		if (t == verbs::EventType::SrqLimitReached)
+			srq->raise_limit();
+		else
+			raise(t);
+		return;
+	}
+	pending_events_ |= 1u << static_cast<uint32_t>(t);
+	kick();
+}
+
+void SoftQp::raise_pending()
+{
+	uint32_t bits = exchange(pending_events_, 0u);
+	for (uint32_t t = 0; bits; t++, bits >>= 1)
+		if (bits & 1)
+			raise_event(static_cast<verbs::EventType>(t));
 }
 
 void SoftQp::timer_fired(DelayedWork &w)
@@ -124,7 +220,8 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 		slot.wr.sg = Span<const verbs::Sge>(slot.sge, wr.sg.size());
 		sq_tail_++;
 	}
-	kick();
+	/* Run it here: no context switch between posting and the wire. */
+	run_or_kick();
 	return ok();
 }
 
@@ -162,6 +259,7 @@ Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
 		}
 		timer_.cancel_sync();
 		work_.flush();
+		wait_idle();
 	}
 	{
 		SpinGuardBh g(lock_);
@@ -209,6 +307,7 @@ Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
 			flushed_ = false;
 			last_wqe_reported_ = false;
 			comm_est_raised_ = false;
+			fatal_raised_ = false;
 			msn_ = 0;
 			history_next_ = 0;
 			for (AtomicRecord &r : history_)
@@ -254,10 +353,11 @@ void SoftQp::shutdown()
 		hca.mcast(p)->detach_all(*this);
 	{
 		SpinGuardBh g(rx_lock_);
-		dying_ = true;
+		__atomic_store_n(&dying_, true, __ATOMIC_SEQ_CST);
 	}
 	timer_.cancel_sync();
 	work_.cancel_sync();
+	wait_idle();
 	write_mr_.reset();
 	SpinGuardBh g(rx_lock_);
 	while (PacketBuf *b = rxq_.pop_front())
@@ -274,13 +374,55 @@ void SoftQp::dump(const char *why)
 				int(rnr_wait_), static_cast<long long>(deadline_ - weft_jiffies()));
 }
 
+/* Inline runs on other CPUs finish on their own; wait them out (process context). */
+void SoftQp::wait_idle()
+{
+	while (__atomic_load_n(&run_bits_, __ATOMIC_SEQ_CST) & run_running)
+		weft_msleep(1);
+}
+
 void SoftQp::enqueue(Own<PacketBuf> pkt)
 {
-	SpinGuardBh g(rx_lock_);
-	if (dying_)
+	RunCtx *from = exchange(pkt->from, nullptr);
+	/*
+	 * Sent by reference from an outermost run: take the engine and run it
+	 * here, inside the sender's transmit(), so the payload is copied
+	 * straight from the sender's memory.  Only a try: an engine busy
+	 * elsewhere gets the packet materialized and queued.
+	 */
+	if (from && from->depth == 0 && pkt->by_ref()) {
+		uint32_t idle = 0;
+		if (__atomic_compare_exchange_n(&run_bits_, &idle, run_running, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+			{
+				SpinGuardBh g(rx_lock_);
+				if (!dying_)
+					rxq_.push_back(*pkt.release());
+			}
+			RunCtx ctx{false, 1, from->later};
+			do {
+				cur_ = &ctx;
+				if (!__atomic_load_n(&dying_, __ATOMIC_SEQ_CST))
+					engine();
+				cur_ = nullptr;
+			} while (!release());
+			return;
+		}
+	}
+	if (!pkt->materialize()) {
+		/* The sender's memory went away under it: a lost packet. */
+		if (Port *p = hca.port(port))
+			PortCounters::bump(p->counters.rcv_errors);
 		return;
-	rxq_.push_back(*pkt.release());
-	work_.queue(Fabric::get().engine_wq);
+	}
+	{
+		SpinGuardBh g(rx_lock_);
+		if (dying_)
+			return;
+		rxq_.push_back(*pkt.release());
+	}
+	if (!from || !from->later->add(*this))
+		work_.queue(Fabric::get().engine_wq);
 }
 
 /* IBA 10.3.1 Error state: the engine flushes every outstanding WR. */
@@ -330,22 +472,45 @@ void SoftQp::complete_send(SendWqe &w, WcStatus st)
 	wc.qp_num = qpn;
 	wc.byte_len = w.length;
 	wc.port_num = port;
-	send_cq.push(wc, false);
+	if (!send_cq.push(wc, false, can_call_handlers()))
+		fatal();
 }
 
-void SoftQp::complete_recv(const RecvWqe &r, const verbs::Wc &wc_in, bool solicited)
+/*
+ * IBA 11.6.3.1 Local Work Queue Catastrophic Error: the QP cannot report
+ * completions (its CQ overran) or hit an internal failure; it goes to the
+ * Error state and its consumer is told.
+ */
+void SoftQp::fatal()
+{
+	if (fatal_raised_)
+		return;
+	fatal_raised_ = true;
+	raise_event(verbs::EventType::QpFatal);
+	to_error();
+}
+
+bool SoftQp::complete_recv(const RecvWqe &r, const verbs::Wc &wc_in, bool solicited)
 {
 	verbs::Wc wc = wc_in;
 	wc.wr_id = r.wr_id;
 	wc.qp_num = qpn;
 	wc.port_num = port;
-	recv_cq.push(wc, solicited);
+	if (recv_cq.push(wc, solicited, can_call_handlers()))
+		return true;
+	fatal();
+	return false;
 }
 
 bool SoftQp::take_recv(RecvWqe &out)
 {
-	if (srq)
-		return srq->take(out);
+	if (srq) {
+		bool limit = false;
+		bool got = srq->take(out, limit);
+		if (limit)
+			raise_event(verbs::EventType::SrqLimitReached);
+		return got;
+	}
 	SpinGuardBh g(lock_);
 	if (rq_head_ == rq_tail_)
 		return false;
@@ -371,7 +536,7 @@ void SoftQp::flush()
 	/* IBA 11.6.3.1: an SRQ's QP reports that it will consume no more WQEs. */
 	if (srq && !last_wqe_reported_) {
 		last_wqe_reported_ = true;
-		raise(verbs::EventType::QpLastWqeReached);
+		raise_event(verbs::EventType::QpLastWqeReached);
 	}
 	for (;;) {
 		SendWqe w;
@@ -423,14 +588,28 @@ void SoftQp::set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pk)
 	}
 }
 
-Result<void> SoftQp::transmit(const PacketSpec &s)
+/*
+ * Build and send one packet.  A payload from registered memory goes by
+ * reference when this is an engine run (the receiver copies it, or
+ * whatever keeps the packet materializes it, before transmit returns);
+ * the caller has checked that memory, so the copy finds it registered.
+ */
+Result<void> SoftQp::transmit(PacketSpec &s)
 {
 	Port *p = hca.port(port);
 	if (!p)
 		return Error(err::ENODEV);
+	s.defer_fill = s.fill && s.fill_len && cur_;
 	size_t len = WEFT_TRY(packet_length(s));
-	Own<PacketBuf> buf = WEFT_TRY(PacketBuf::alloc(Gfp::Sleep, static_cast<uint32_t>(len)));
+	Own<PacketBuf> buf = WEFT_TRY(PacketBuf::alloc(gfp(), static_cast<uint32_t>(len)));
 	buf->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(buf->data(), len), s, false)));
+	if (s.defer_fill) {
+		/* IBA 9.2.4, 7.8: payload, pad to 4 bytes, ICRC (4), VCRC (2) end the packet. */
+		size_t pad = (4 - s.fill_len % 4) % 4;
+		buf->ref = Payload{ConstBytes(), s.fill, s.fill_ctx, s.fill_len};
+		buf->ref_at = static_cast<uint32_t>(len - 6 - pad - s.fill_len);
+		buf->from = cur_;
+	}
 	PortCounters::bump(s.dlid >= 0xc000 && s.dlid != 0xffff ? p->counters.multicast_xmit
 								 : p->counters.unicast_xmit);
 	p->transmit(move(buf));
@@ -454,7 +633,11 @@ void SoftQp::engine()
 		auto parsed = parse(pkt->bytes());
 		if (!parsed)
 			continue;
-		const Packet &p = parsed.value();
+		Packet &p = parsed.value();
+		if (pkt->by_ref()) {
+			p.data = pkt->ref;
+			p.payload = ConstBytes(); /* not there: readers use p.data */
+		}
 		if (type == QpType::Rc || type == QpType::Uc) {
 			if (is_response(p.bth->opcode.get()))
 				completer(p);
@@ -464,6 +647,8 @@ void SoftQp::engine()
 			ud_receive(p, *pkt);
 		}
 	}
+	if (pending_events_ && can_call_handlers())
+		raise_pending();
 	QpState st = state();
 	if (st == QpState::Err) {
 		bool need;

@@ -2,13 +2,21 @@
 /*
  * A soft HCA queue pair and its transport engine (IBA Vol 1 ch. 9).
  *
- * Each QP has one engine, a work item: it takes arriving packets from the
- * QP's receive queue (filled by Hca::receive under RCU), runs the responder
- * (requests) and the completer (ACKs, read and atomic responses), and the
- * requester (posted send WQEs).  A work item never runs concurrently with
- * itself, so transport state is touched by the engine alone and needs no
- * lock; lock_ guards only what post_send/post_recv/modify share with it
- * (ring indices, the state).  Completions are pushed with no lock held.
+ * Each QP has one engine: it takes arriving packets from the QP's receive
+ * queue (filled by Hca::receive under RCU), runs the responder (requests)
+ * and the completer (ACKs, read and atomic responses), and the requester
+ * (posted send WQEs).  At most one runner executes it at a time (run_bits_),
+ * so transport state is touched by the engine alone and needs no lock;
+ * lock_ guards only what post_send/post_recv/modify share with it (ring
+ * indices, the state).  Completions are pushed with no lock held.
+ *
+ * Where it runs (RunCtx): in its work item, or inline in whoever gave it
+ * work, so that an in-host message costs no context switch: post_send's
+ * caller, or the transmit() of an engine sending it a packet by reference
+ * (then it copies the payload from the sender's memory while that is
+ * still guaranteed to be there).  An engine that is busy when work arrives
+ * is asked to run again by its runner; one that cannot run inline is
+ * listed for the outermost runner (RunList) or its work item is queued.
  */
 #ifndef WEFT_HCA_QP_H
 #define WEFT_HCA_QP_H
@@ -72,6 +80,29 @@ struct AtomicRecord {
 	uint64_t orig;
 };
 
+class SoftQp;
+
+/* Engines that got packets during a run, for the outermost runner to run after it. */
+struct RunList {
+	static constexpr uint32_t max = 8;
+	Ref<SoftQp> qps[max];
+	uint32_t n = 0, next = 0;
+
+	/* False when full: the caller queues the QP's work item instead. */
+	bool add(SoftQp &qp);
+	/* Run them all (and whatever they list in turn), then drop them. */
+	void run_all(bool can_sleep);
+};
+
+/* One run of an engine (see the top of this file). */
+struct RunCtx {
+	/* Process context holding nothing: may allocate with Gfp::Sleep and call handlers. */
+	bool can_sleep;
+	/* 0: outermost; 1: inline in a sender's transmit() (RCU held, never deeper). */
+	uint8_t depth;
+	RunList *later;
+};
+
 class SoftQp final : public verbs::Qp {
 public:
 	SoftQp(Hca &h, verbs::Pd &pd, const verbs::QpInitAttr &init, uint32_t qpn,
@@ -93,6 +124,12 @@ public:
 	/* A packet for this QP arrived on @port (never sleeps). */
 	void enqueue(Own<PacketBuf> pkt);
 
+	/*
+	 * Run the engine here unless another runner has it (that one runs
+	 * again for us) or the QP is being destroyed; true if it ran.
+	 */
+	bool run_engine(RunCtx &ctx);
+
 	Hca &hca;
 
 private:
@@ -100,15 +137,27 @@ private:
 	static void timer_fired(DelayedWork &w);
 	void kick();
 	void engine();
+	bool acquire();
+	bool release();
+	/* Run the engine now if we are in a run that may, else leave it to the work item. */
+	void run_or_kick();
+	/* An asynchronous event, raised now when the run may call handlers, else from the work item. */
+	void raise_event(verbs::EventType t);
+	void raise_pending();
+	Gfp gfp() const { return cur_ && cur_->can_sleep && cur_->depth == 0 ? Gfp::Sleep : Gfp::Atomic; }
+	bool can_call_handlers() const { return cur_ && cur_->can_sleep && cur_->depth == 0; }
 
 	/* qp.cpp: shared pieces */
 	void to_error();
 	void flush();
 	void complete_send(SendWqe &w, verbs::WcStatus st);
-	void complete_recv(const RecvWqe &r, const verbs::Wc &wc, bool solicited);
+	/* False if it could not be reported (the QP went to Error, fatal()). */
+	bool complete_recv(const RecvWqe &r, const verbs::Wc &wc, bool solicited);
 	bool take_recv(RecvWqe &out);
 	void set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pkey);
-	Result<void> transmit(const PacketSpec &s);
+	Result<void> transmit(PacketSpec &s);
+	void fatal();
+	void wait_idle();
 	uint16_t pkey() const;
 	uint32_t mtu_bytes() const;
 
@@ -161,6 +210,7 @@ private:
 	bool nak_sent_ = false;
 	bool last_wqe_reported_ = false;
 	bool comm_est_raised_ = false;
+	bool fatal_raised_ = false;
 	bool in_send_ = false, in_write_ = false;
 	RecvWqe cur_recv_{};
 	uint32_t recv_off_ = 0;
@@ -170,6 +220,13 @@ private:
 	Array<AtomicRecord> history_;
 	uint32_t history_next_ = 0;
 	verbs::Gid sgid_{}, dgid_{}; /* GRH addresses of the packet being built */
+
+	/* Engine ownership: one runner; others set again for it (acquire/release). */
+	static constexpr uint32_t run_running = 1, run_again = 2;
+	uint32_t run_bits_ = 0;
+	RunCtx *cur_ = nullptr; /* the run in progress (engine-only) */
+	/* Events an inline run could not raise (bit per EventType), for the work item. */
+	uint32_t pending_events_ = 0;
 
 	Work work_;
 	DelayedWork timer_;
@@ -181,8 +238,13 @@ struct SgRef {
 	uint32_t n;
 };
 Result<void> sg_gather(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, Bytes dst);
-Result<void> sg_scatter(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, ConstBytes src);
+/* Place @src's bytes at @off of the SGE list (local write access needed). */
+Result<void> sg_scatter(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, const Payload &src);
+/* That [off, off+len) of the list is registered memory of @pd (what sg_gather would read). */
+Result<void> sg_check(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, size_t len);
 size_t sg_length(SgRef sg);
+/* Place @src at @va of @mr, checking @need (RDMA WRITE at the responder). */
+Result<void> mr_place(const verbs::Mr &mr, uint64_t va, const Payload &src, uint32_t need);
 
 /* PacketSpec::fill from an SGE list at an offset: one copy, memory to wire. */
 struct SgFill {
@@ -191,7 +253,7 @@ struct SgFill {
 	SgRef sg;
 	size_t off;
 };
-Result<void> sg_fill(void *sg_fill_ctx, Bytes dst);
+Result<void> sg_fill(void *sg_fill_ctx, size_t off, Bytes dst);
 
 } // namespace weft::hca
 

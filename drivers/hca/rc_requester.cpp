@@ -86,6 +86,8 @@ bool SoftQp::send_one(SendWqe &w)
 		w.sent = 0; /* bytes of response received */
 		r = transmit(s);
 	} else {
+		/* IBA 10.7.3.1: the gather list is checked here, so its errors stay local. */
+		r = sg_check(hca, pd, g.sg, 0, w.length);
 		/* A resend starts at the first packet not acknowledged (IBA 9.7.5.2.1). */
 		uint32_t from = w.resume < n ? w.resume : 0;
 		w.resume = 0;
@@ -321,8 +323,8 @@ void SoftQp::completer(const Packet &p)
 		uint32_t expect = (target->first_psn + target->sent / mtu_bytes()) & psn_mask;
 		if (psn == expect) {
 			SgRef sg{target->sge, static_cast<uint32_t>(target->wr.sg.size())};
-			auto r = sg_scatter(hca, pd, sg, target->sent, p.payload);
-			target->sent += static_cast<uint32_t>(p.payload.size());
+			auto r = sg_scatter(hca, pd, sg, target->sent, p.data);
+			target->sent += static_cast<uint32_t>(p.data.size());
 			if (!r) {
 				target->status = WcStatus::LocProtErr;
 				target->done = true;
@@ -338,7 +340,7 @@ void SoftQp::completer(const Packet &p)
 	if (target && !target->done && op == AtomicAcknowledge && p.atomic_ack_eth) {
 		uint64_t orig = p.atomic_ack_eth->orig.get();
 		SgRef sg{target->sge, static_cast<uint32_t>(target->wr.sg.size())};
-		auto r = sg_scatter(hca, pd, sg, 0, ConstBytes(reinterpret_cast<uint8_t *>(&orig), 8));
+		auto r = sg_scatter(hca, pd, sg, 0, Payload::of(ConstBytes(reinterpret_cast<uint8_t *>(&orig), 8)));
 		target->done = true;
 		if (!r)
 			target->status = WcStatus::LocProtErr;

@@ -25,10 +25,10 @@ struct MrFill {
 	uint64_t va;
 };
 
-Result<void> mr_fill(void *ctx, Bytes dst)
+Result<void> mr_fill(void *ctx, size_t off, Bytes dst)
 {
 	auto *f = static_cast<MrFill *>(ctx);
-	return f->mr->read(f->va, dst, verbs::access::remote_read);
+	return f->mr->read(f->va + off, dst, verbs::access::remote_read);
 }
 
 } // namespace
@@ -76,10 +76,10 @@ bool SoftQp::resp_send(const Packet &p)
 	SgRef sg{cur_recv_.sge, cur_recv_.nsge};
 	verbs::Wc wc;
 	wc.opcode = verbs::WcOpcode::Recv;
-	if (recv_off_ + p.payload.size() > sg_length(sg)) {
+	if (recv_off_ + p.data.size() > sg_length(sg)) {
 		/* IBA 9.7.5.2.4: message longer than the buffer. */
 		wc.status = WcStatus::LocLenErr;
-	} else if (!sg_scatter(hca, pd, sg, recv_off_, p.payload)) {
+	} else if (!sg_scatter(hca, pd, sg, recv_off_, p.data)) {
 		wc.status = WcStatus::LocProtErr;
 	}
 	if (wc.status != WcStatus::Success) {
@@ -89,7 +89,7 @@ bool SoftQp::resp_send(const Packet &p)
 		to_error();
 		return false;
 	}
-	recv_off_ += static_cast<uint32_t>(p.payload.size());
+	recv_off_ += static_cast<uint32_t>(p.data.size());
 	if (last && p.ieth) {
 		/* IBA 10.6.3.6, 9.3.9: SEND with Invalidate names an rkey of our PD. */
 		uint32_t key = p.ieth->rkey.get();
@@ -115,7 +115,9 @@ bool SoftQp::resp_send(const Packet &p)
 		}
 		in_send_ = false;
 		msn_++;
-		complete_recv(cur_recv_, wc, iba::Bth::Se::get(p.bth->flags));
+		/* Unreported, the message is not acknowledged either (IBA 11.6.3.1). */
+		if (!complete_recv(cur_recv_, wc, iba::Bth::Se::get(p.bth->flags)))
+			return false;
 	}
 	return true;
 }
@@ -142,7 +144,7 @@ bool SoftQp::resp_write(const Packet &p)
 		to_error();
 		return false;
 	}
-	size_t n = p.payload.size();
+	size_t n = p.data.size();
 	bool bad_len = n > write_left_ || (p.op->last && n != write_left_);
 	if (bad_len) {
 		nak(nak_inv_req);
@@ -155,7 +157,7 @@ bool SoftQp::resp_write(const Packet &p)
 		nak(syn_rnr | (attr_.min_rnr_timer & 0x1f));
 		return false;
 	}
-	if (n && !write_mr_->write(write_va_, p.payload, verbs::access::remote_write)) {
+	if (n && !mr_place(*write_mr_, write_va_, p.data, verbs::access::remote_write)) {
 		nak(nak_rem_access); /* invalidated under our feet */
 		to_error();
 		return false;
@@ -174,7 +176,8 @@ bool SoftQp::resp_write(const Packet &p)
 			wc.imm_data = p.immdt->imm.get();
 			wc.src_qp = attr_.dest_qp_num;
 			wc.slid = p.lrh->slid.get();
-			complete_recv(r, wc, iba::Bth::Se::get(p.bth->flags));
+			if (!complete_recv(r, wc, iba::Bth::Se::get(p.bth->flags)))
+				return false;
 		}
 	}
 	return true;
@@ -283,7 +286,7 @@ void SoftQp::responder(const Packet &p)
 	/* IBA 11.6.3.1: the first packet at a QP still in RTR establishes it. */
 	if (!comm_est_raised_ && state() == verbs::QpState::Rtr) {
 		comm_est_raised_ = true;
-		raise(verbs::EventType::CommEst);
+		raise_event(verbs::EventType::CommEst);
 	}
 	const uint32_t psn = iba::Bth::Psn::get(p.bth->psn);
 	const uint8_t op = operation(p.bth->opcode.get());

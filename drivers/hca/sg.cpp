@@ -53,19 +53,36 @@ Result<void> sg_gather(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, 
 		       });
 }
 
-Result<void> sg_scatter(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, ConstBytes src)
+Result<void> mr_place(const verbs::Mr &mr, uint64_t va, const Payload &src, uint32_t need)
+{
+	/* Region by region, each run straight from wherever the payload is. */
+	return mr.walk(va, src.size(), need, [&](uint8_t *p, size_t done, size_t n) {
+		return src.copy(done, Bytes(p, n));
+	});
+}
+
+Result<void> sg_scatter(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, const Payload &src)
 {
 	return sg_walk(dev, pd, sg, off, src.size(),
 		       [&](verbs::Mr &mr, uint64_t va, size_t done, size_t n) {
-			       return mr.write(va, ConstBytes(src.data() + done, n),
-					       verbs::access::local_write);
+			       return mr.walk(va, n, verbs::access::local_write,
+					      [&](uint8_t *p, size_t at, size_t k) {
+						      return src.copy(done + at, Bytes(p, k));
+					      });
 		       });
 }
 
-Result<void> sg_fill(void *sg_fill_ctx, Bytes dst)
+Result<void> sg_check(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, size_t len)
+{
+	return sg_walk(dev, pd, sg, off, len, [&](verbs::Mr &mr, uint64_t va, size_t, size_t n) {
+		return mr.check(va, n, 0);
+	});
+}
+
+Result<void> sg_fill(void *sg_fill_ctx, size_t off, Bytes dst)
 {
 	auto *f = static_cast<SgFill *>(sg_fill_ctx);
-	return sg_gather(*f->dev, *f->pd, f->sg, f->off, dst);
+	return sg_gather(*f->dev, *f->pd, f->sg, f->off + off, dst);
 }
 
 } // namespace weft::hca

@@ -32,6 +32,9 @@ WcStatus SoftQp::ud_send(SendWqe &w)
 	s.qkey = (w.wr.ud.remote_qkey & 0x80000000u) ? attr_.qkey : w.wr.ud.remote_qkey;
 	s.sqp = qpn;
 	SgFill g{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
+	/* IBA 10.7.3.1: the gather list is checked here, so its errors stay local. */
+	if (!sg_check(hca, pd, g.sg, 0, w.length))
+		return WcStatus::LocProtErr;
 	s.fill = sg_fill;
 	s.fill_ctx = &g;
 	s.fill_len = w.length;
@@ -80,23 +83,24 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 	wc.opcode = verbs::WcOpcode::Recv;
 	SgRef sg{r.sge, r.nsge};
 	size_t room = sg_length(sg);
-	if (room < 40 + p.payload.size()) {
+	if (room < 40 + p.data.size()) {
 		wc.status = WcStatus::LocLenErr;
 		complete_recv(r, wc, true);
 		return;
 	}
 	Result<void> copied = ok();
 	if (p.grh)
-		copied = sg_scatter(hca, pd, sg, 0, ConstBytes(reinterpret_cast<const uint8_t *>(p.grh), 40));
+		copied = sg_scatter(hca, pd, sg, 0,
+				    Payload::of(ConstBytes(reinterpret_cast<const uint8_t *>(p.grh), 40)));
 	if (copied)
-		copied = sg_scatter(hca, pd, sg, 40, p.payload);
+		copied = sg_scatter(hca, pd, sg, 40, p.data);
 	if (!copied) {
 		wc.status = WcStatus::LocProtErr;
 		complete_recv(r, wc, true);
 		to_error();
 		return;
 	}
-	wc.byte_len = static_cast<uint32_t>(40 + p.payload.size());
+	wc.byte_len = static_cast<uint32_t>(40 + p.data.size());
 	wc.src_qp = iba::Deth::SrcQp::get(p.deth->sqp);
 	wc.slid = p.lrh->slid.get();
 	wc.sl = iba::Lrh::Sl::get(p.lrh->sl_lnh);

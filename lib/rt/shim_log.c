@@ -65,3 +65,9 @@ void weft_cond_resched(void)
 	cond_resched();
 }
 EXPORT_SYMBOL_GPL(weft_cond_resched);
+
+const void *weft_current_task(void)
+{
+	return current;
+}
+EXPORT_SYMBOL_GPL(weft_current_task);

@@ -260,6 +260,8 @@ void comm_established(Test &t)
 	static const uint8_t msg[2] = {7, 7};
 	WEFT_ASSERT_OK(t, send_bytes(a2, msg, 2, false));
 	WEFT_ASSERT_OK(t, wait_wc(c.cq));
+	/* Asynchronous (IBA 11.6.3): it may follow the completion. */
+	WEFT_EXPECT_TRUE(t, wait_for(ev.count[int(EventType::CommEst)], 1));
 	WEFT_EXPECT_EQ(t, ev.seen(EventType::CommEst), 1);
 }
 

@@ -140,6 +140,8 @@ void weft_msleep(unsigned int ms);
 uint64_t weft_ktime_ns(void);
 /* Let other work run during a long loop in process context. */
 void weft_cond_resched(void);
+/* The running task, as an opaque identity (tests: "which thread ran this"). */
+const void *weft_current_task(void);
 
 /* --- checksums (shim_crc.c) ---------------------------------------------- */
 /* CRC-32/IEEE, bit-reflected, no pre/post inversion (the kernel's crc32_le). */

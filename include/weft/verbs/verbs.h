@@ -150,6 +150,24 @@ public:
 	Result<void> set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64_t iova,
 			       uint64_t length);
 	bool valid() const { return __atomic_load_n(&valid_, __ATOMIC_ACQUIRE); }
+	/*
+	 * Checked walk of [va, va+len) in contiguous runs: fn(kernel pointer,
+	 * offset, n) returns Result<void>, and its error ends the walk.  What
+	 * copies straight between two regions (the soft HCA's in-host path)
+	 * walks one region and reads the other inside @fn.
+	 */
+	template <typename F> Result<void> walk(uint64_t va, size_t len, uint32_t need, F fn) const
+	{
+		WEFT_TRY(check(va, len, need));
+		for (size_t done = 0; done < len;) {
+			uint64_t run;
+			uint8_t *p = at(va + done, &run);
+			size_t n = min<uint64_t>(run, len - done);
+			WEFT_TRY(fn(p, done, n));
+			done += n;
+		}
+		return ok();
+	}
 
 	/* The last reference wakes the deregistering thread (two-phase). */
 	static void release(Mr *mr) { mr->drained_.complete(); }
@@ -159,19 +177,6 @@ private:
 	friend class Device;
 	/* Where @va lies and how many bytes from it are contiguous (bounds checked). */
 	uint8_t *at(uint64_t va, uint64_t *run) const;
-	/* Checked walk of [va, va+len) in contiguous runs: fn(kernel pointer, offset, n). */
-	template <typename F> Result<void> walk(uint64_t va, size_t len, uint32_t need, F fn) const
-	{
-		WEFT_TRY(check(va, len, need));
-		for (size_t done = 0; done < len;) {
-			uint64_t run;
-			uint8_t *p = at(va + done, &run);
-			size_t n = min<uint64_t>(run, len - done);
-			fn(p, done, n);
-			done += n;
-		}
-		return ok();
-	}
 	Completion drained_;
 	Array<uint64_t> pages_; /* FastReg: kernel addresses of the pages */
 	uint32_t page_shift_ = 0;
@@ -202,9 +207,12 @@ public:
 	/*
 	 * Driver side.  Add a completion; call with no QP or CQ lock held (the
 	 * handler may post).  On overflow the completion is lost, the CQ
-	 * enters the error state and a CqErr event is raised (IBA 11.6.3.1).
+	 * enters the error state and a CqErr event is raised (IBA 11.6.3.1);
+	 * false then (and for every push after).  Without @call_handlers
+	 * (the caller's context may be atomic or hold the consumer's locks),
+	 * the handler and the event run from a work item instead.
 	 */
-	void push(const Wc &wc, bool solicited);
+	bool push(const Wc &wc, bool solicited, bool call_handlers = true);
 	bool in_error() const { return error_; }
 
 	Context &ctx;
@@ -223,6 +231,10 @@ private:
 	bool error_ = false;
 	CompHandler handler_;
 	void *arg_;
+	/* Handler calls and the overrun event left to notify_work_ (under lock_). */
+	bool deferred_notify_ = false, deferred_error_ = false;
+	Work notify_work_;
+	static void notify_deferred(Work &w);
 };
 
 /* A posted receive as queues keep it (the WR's SGEs copied). */
@@ -259,8 +271,14 @@ public:
 	uint32_t capacity() const { return static_cast<uint32_t>(ring_.size()); }
 	uint32_t count();
 
-	/* Driver side: the oldest WQE, raising the limit event if due. */
-	bool take(RecvEntry &out);
+	/*
+	 * Driver side: the oldest WQE.  When it takes the count below the
+	 * armed limit, *limit_reached is set for the caller to raise the
+	 * event from where handlers may run (raise_limit()).
+	 */
+	bool take(RecvEntry &out, bool &limit_reached);
+	/* IBA 11.6.3.1 SRQ Limit Reached: to the SRQ's event handler. */
+	void raise_limit();
 
 	Context &ctx;
 	Pd &pd;

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the in-host fast path.  Payloads travel by reference and are
+ * copied once, from the sender's memory into the receiver's, unless
+ * something observes or holds the packet; engines run inline in the
+ * poster's context, so completion handlers and async events must not run
+ * there (the poster may hold its own locks); a QP whose CQ overruns goes
+ * to Error with a QP fatal event.
+ */
+#include <weft/test.h>
+#include <weft/verbs/test_pair.h>
+
+#include "../qp.h"
+
+using namespace weft;
+using namespace weft::verbs;
+using namespace weft::verbs::testing;
+using weft::test::Test;
+
+namespace {
+
+uint64_t materialized()
+{
+	return __atomic_load_n(&hca::Fabric::get().materialized, __ATOMIC_RELAXED);
+}
+
+Result<void> post(Side &s, WrOpcode op, const void *local, uint32_t len, uint64_t remote, uint32_t rkey)
+{
+	Sge sg{reinterpret_cast<uint64_t>(local), len, s.mr->lkey};
+	SendWr wr;
+	wr.opcode = op;
+	wr.sg = Span<const Sge>(&sg, 1);
+	wr.rdma.remote_addr = remote;
+	wr.rdma.rkey = rkey;
+	return s.qp->post_send(wr);
+}
+
+Result<void> post_recv(Side &s, void *buf, uint32_t len)
+{
+	Sge sg{reinterpret_cast<uint64_t>(buf), len, s.mr->lkey};
+	RecvWr r;
+	r.sg = Span<const Sge>(&sg, 1);
+	return s.qp->post_recv(r);
+}
+
+void expect_ok(Test &t, Result<Wc> r)
+{
+	if (WEFT_EXPECT_OK(t, r))
+		WEFT_EXPECT_EQ(t, static_cast<int>(r.value().status), static_cast<int>(WcStatus::Success));
+}
+
+/* Multi-packet WRITE, READ and SEND with nobody watching: no packet gets its payload copied in. */
+void one_copy_in_host(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	constexpr uint32_t len = 64 * 1024 + 5; /* 65 packets */
+	Buf src(len), mid(len), back(len);
+	src.pattern(9);
+	__builtin_memset(mid.p, 0, len);
+	__builtin_memset(back.p, 0, len);
+	auto reg = c.b.ctx->reg_kernel_mr(c.b.pd, mid.p, len,
+					  access::local_write | access::remote_write | access::remote_read);
+	WEFT_ASSERT_OK(t, reg);
+	Mr *rmr = reg.value();
+	uint64_t before = materialized();
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaWrite, src.p, len, reinterpret_cast<uint64_t>(mid.p), rmr->rkey));
+	expect_ok(t, wait_wc(c.a.cq));
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaRead, back.p, len, reinterpret_cast<uint64_t>(mid.p), rmr->rkey));
+	expect_ok(t, wait_wc(c.a.cq));
+	Buf rcv(len);
+	WEFT_ASSERT_OK(t, post_recv(c.b, rcv.p, len));
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, src.p, len, 0, 0));
+	expect_ok(t, wait_wc(c.a.cq));
+	expect_ok(t, wait_wc(c.b.cq));
+	WEFT_EXPECT_EQ(t, materialized() - before, 0ull);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, mid.p, len), 0);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, back.p, len), 0);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, rcv.p, len), 0);
+}
+
+/* A fault on the wire needs the bytes: that packet is materialized, and the data still arrives whole. */
+void observed_packets_are_materialized(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	constexpr uint32_t len = 8 * 1024;
+	Buf src(len), dst(len);
+	src.pattern(4);
+	__builtin_memset(dst.p, 0, len);
+	auto reg = c.b.ctx->reg_kernel_mr(c.b.pd, dst.p, len, access::local_write | access::remote_write);
+	WEFT_ASSERT_OK(t, reg);
+	hca::Faults &f = static_cast<hca::Hca &>(*c.a.dev).port(1)->faults();
+	f.set_count(hca::FaultKind::Duplicate, 1);
+	uint64_t before = materialized();
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaWrite, src.p, len, reinterpret_cast<uint64_t>(dst.p),
+			       reg.value()->rkey));
+	expect_ok(t, wait_wc(c.a.cq));
+	f.clear();
+	WEFT_EXPECT_GE(t, materialized() - before, 1ull);
+	WEFT_EXPECT_EQ(t, f.injected(hca::FaultKind::Duplicate), 1ull);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, dst.p, len), 0);
+}
+
+/*
+ * The poster may hold its own locks across post_send, and its completion
+ * handler may take them: the handler must run later, from another thread,
+ * never inside post_send (where the engine now runs).
+ */
+struct HandlerProbe {
+	const void *poster = nullptr;
+	int calls = 0, in_poster = 0;
+};
+
+void probe_handler(Cq &cq, void *arg)
+{
+	auto *p = static_cast<HandlerProbe *>(arg);
+	if (weft_current_task() == __atomic_load_n(&p->poster, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&p->in_poster, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&p->calls, 1, __ATOMIC_RELAXED);
+	(void)cq.req_notify(false);
+}
+
+void handlers_never_run_inside_post(Test &t)
+{
+	auto fx = make_own<HandlerProbe>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, fx);
+	HandlerProbe &probe = *fx.value();
+	Pair c;
+	WEFT_ASSERT_OK(t, c.a.open("weft0", QpType::Rc, access::all & ~access::mw_bind));
+	WEFT_ASSERT_OK(t, c.b.open("weft1", QpType::Rc, access::all & ~access::mw_bind));
+	/* b's receive completions go to a CQ with the probe as handler. */
+	auto cq = c.b.ctx->create_cq(16, probe_handler, &probe);
+	WEFT_ASSERT_OK(t, cq);
+	WEFT_ASSERT_OK(t, c.b.ctx->destroy_qp(c.b.qp));
+	QpInitAttr init;
+	init.type = QpType::Rc;
+	init.send_cq = c.b.cq;
+	init.recv_cq = cq.value();
+	init.cap.max_send_wr = init.cap.max_recv_wr = 8;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	auto q = c.b.ctx->create_qp(c.b.pd, init);
+	WEFT_ASSERT_OK(t, q);
+	c.b.qp = q.value();
+	WEFT_ASSERT_OK(t, to_rts(c.a, c.b, iba::Mtu::M1024, 7));
+	WEFT_ASSERT_OK(t, to_rts(c.b, c.a, iba::Mtu::M1024, 7));
+	static uint8_t msg[64], rbuf[4][64];
+	for (auto &r : rbuf)
+		WEFT_ASSERT_OK(t, post_recv(c.b, r, sizeof(r)));
+	(void)cq.value()->req_notify(false);
+	__atomic_store_n(&probe.poster, weft_current_task(), __ATOMIC_RELAXED);
+	for (int i = 0; i < 4; i++) {
+		WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, msg, sizeof(msg), 0, 0));
+		expect_ok(t, wait_wc(c.a.cq));
+	}
+	Wc wc[4];
+	size_t got = 0;
+	for (int i = 0; i < 5000 && got < 4; i++) {
+		got += cq.value()->poll(Span<Wc>(wc, 4));
+		weft_msleep(1);
+	}
+	WEFT_EXPECT_EQ(t, got, size_t(4));
+	for (int i = 0; i < 5000 && __atomic_load_n(&probe.calls, __ATOMIC_RELAXED) == 0; i++)
+		weft_msleep(1);
+	WEFT_EXPECT_GE(t, __atomic_load_n(&probe.calls, __ATOMIC_RELAXED), 1);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&probe.in_poster, __ATOMIC_RELAXED), 0);
+	WEFT_EXPECT_OK(t, c.b.ctx->destroy_qp(c.b.qp));
+	c.b.qp = nullptr;
+	WEFT_EXPECT_OK(t, c.b.ctx->destroy_cq(cq.value()));
+}
+
+/* Records async events (delivered from the QP's work item, in process context). */
+struct Events final : EventHandler {
+	int count[32] = {};
+	void handle(const Event &e) override { __atomic_fetch_add(&count[int(e.type) & 31], 1, __ATOMIC_RELAXED); }
+	int seen(EventType t) const { return __atomic_load_n(&count[int(t)], __ATOMIC_RELAXED); }
+};
+
+struct FatalFixture {
+	Pair c;
+	Events qp_ev, dev_ev;
+};
+
+/*
+ * IBA 11.6.3.1: a receive completion that cannot be reported (the CQ
+ * overran) is a local work queue catastrophic error: QP fatal, the QP in
+ * Error, the CQ's own CqErr, and the message is not acknowledged.
+ */
+void qp_fatal_on_cq_overrun(Test &t)
+{
+	auto fx = make_own<FatalFixture>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, fx);
+	FatalFixture &f = *fx.value();
+	Pair &c = f.c;
+	WEFT_ASSERT_OK(t, c.a.open("weft0", QpType::Rc, access::local_write));
+	WEFT_ASSERT_OK(t, c.b.open("weft1", QpType::Rc, access::local_write));
+	c.b.dev->add_event_handler(f.dev_ev);
+	auto small = c.b.ctx->create_cq(1, nullptr, nullptr);
+	WEFT_ASSERT_OK(t, small);
+	WEFT_ASSERT_OK(t, c.b.ctx->destroy_qp(c.b.qp));
+	QpInitAttr init;
+	init.type = QpType::Rc;
+	init.send_cq = c.b.cq;
+	init.recv_cq = small.value();
+	init.cap.max_send_wr = init.cap.max_recv_wr = 8;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.events = &f.qp_ev;
+	auto q = c.b.ctx->create_qp(c.b.pd, init);
+	WEFT_ASSERT_OK(t, q);
+	c.b.qp = q.value();
+	/* Short ACK timeout, one retry: the unacknowledged message fails fast. */
+	WEFT_ASSERT_OK(t, to_rts(c.a, c.b, iba::Mtu::M1024, 7, 8, 1));
+	WEFT_ASSERT_OK(t, to_rts(c.b, c.a, iba::Mtu::M1024, 7));
+	static uint8_t msg[16], rbuf[3][16];
+	for (auto &r : rbuf)
+		WEFT_ASSERT_OK(t, post_recv(c.b, r, sizeof(r)));
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, msg, sizeof(msg), 0, 0));
+	expect_ok(t, wait_wc(c.a.cq)); /* fills the one-entry CQ */
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, msg, sizeof(msg), 0, 0));
+	auto second = wait_wc(c.a.cq);
+	WEFT_ASSERT_OK(t, second);
+	WEFT_EXPECT_EQ(t, static_cast<int>(second.value().status), static_cast<int>(WcStatus::RetryExcErr));
+	for (int i = 0; i < 5000 && f.qp_ev.seen(EventType::QpFatal) == 0; i++)
+		weft_msleep(1);
+	WEFT_EXPECT_EQ(t, f.qp_ev.seen(EventType::QpFatal), 1);
+	for (int i = 0; i < 5000 && f.dev_ev.seen(EventType::CqErr) == 0; i++)
+		weft_msleep(1);
+	WEFT_EXPECT_EQ(t, f.dev_ev.seen(EventType::CqErr), 1);
+	WEFT_EXPECT_EQ(t, static_cast<int>(c.b.qp->state()), static_cast<int>(QpState::Err));
+	c.b.dev->remove_event_handler(f.dev_ev);
+	WEFT_EXPECT_OK(t, c.b.ctx->destroy_qp(c.b.qp));
+	c.b.qp = nullptr;
+	WEFT_EXPECT_OK(t, c.b.ctx->destroy_cq(small.value()));
+}
+
+} // namespace
+
+WEFT_TEST_SUITE(weft_hca_fastpath, WEFT_CASE(one_copy_in_host), WEFT_CASE(observed_packets_are_materialized),
+		WEFT_CASE(handlers_never_run_inside_post), WEFT_CASE(qp_fatal_on_cq_overrun));
