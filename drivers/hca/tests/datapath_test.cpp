@@ -215,16 +215,7 @@ void ud_send_and_qkey(Test &t)
 /* Post one RDMA op from c.a to iova/rkey and return its completion status. */
 WcStatus rdma(Pair &c, WrOpcode op, uint8_t *local, uint32_t len, uint64_t iova, uint32_t rkey)
 {
-	Sge sg{reinterpret_cast<uint64_t>(local), len, c.a.mr->lkey};
-	SendWr wr;
-	wr.opcode = op;
-	wr.sg = Span<const Sge>(&sg, 1);
-	wr.rdma.remote_addr = iova;
-	wr.rdma.rkey = rkey;
-	if (!c.a.qp->post_send(wr))
-		return WcStatus::GeneralErr;
-	auto wc = wait_wc(c.a.cq);
-	return wc ? wc.value().status : WcStatus::RespTimeoutErr;
+	return rdma_wait(c.a, op, Sge{reinterpret_cast<uint64_t>(local), len, c.a.mr->lkey}, iova, rkey);
 }
 
 WcStatus local_op(Side &s, WrOpcode op, Mr *mr, uint32_t key, uint32_t acc)

@@ -40,11 +40,7 @@ uint32_t length_of(uint32_t seq)
 
 Result<void> post_slot(Side &s, uint8_t *bufs, uint32_t slot)
 {
-	Sge sg{reinterpret_cast<uint64_t>(bufs + slot * max_len), max_len, s.mr->lkey};
-	RecvWr r;
-	r.wr_id = slot;
-	r.sg = Span<const Sge>(&sg, 1);
-	return s.qp->post_recv(r);
+	return post_recv_one(s, bufs + slot * max_len, max_len, slot);
 }
 
 void fill(uint8_t *p, uint32_t seq)

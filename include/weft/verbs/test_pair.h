@@ -115,6 +115,30 @@ inline Result<Wc> wait_wc(Cq *cq)
 	return Error(err::ETIMEDOUT);
 }
 
+/* One receive of @len bytes at @p, through the side's DMA MR. */
+inline Result<void> post_recv_one(Side &s, void *p, uint32_t len, uint64_t wr_id)
+{
+	Sge sg{reinterpret_cast<uint64_t>(p), len, s.mr->lkey};
+	RecvWr r;
+	r.wr_id = wr_id;
+	r.sg = Span<const Sge>(&sg, 1);
+	return s.qp->post_recv(r);
+}
+
+/* One RDMA WRITE or READ and its status (GeneralErr: refused, or no completion within 5 s). */
+inline WcStatus rdma_wait(Side &s, WrOpcode op, const Sge &local, uint64_t va, uint32_t rkey)
+{
+	SendWr wr;
+	wr.opcode = op;
+	wr.sg = Span<const Sge>(&local, 1);
+	wr.rdma.remote_addr = va;
+	wr.rdma.rkey = rkey;
+	if (!s.qp->post_send(wr))
+		return WcStatus::GeneralErr;
+	auto wc = wait_wc(s.cq);
+	return wc ? wc.value().status : WcStatus::GeneralErr;
+}
+
 struct Pair {
 	Side a, b;
 	/* @timeout and @retry_cnt: the local ACK timeout code and retries (IBA 9.7.6.1.3). */
