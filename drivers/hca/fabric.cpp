@@ -253,8 +253,11 @@ void Fabric::autoconfigure()
 			if (!p || (i != 0 && !p->peer()))
 				continue;
 			p->sm_lid = 0;
+			/* Only a port that becomes active is news (IBA 11.6.3.3). */
+			bool was_active = p->state == verbs::PortState::Active;
 			p->state = verbs::PortState::Active;
-			n.link_changed(*p);
+			if (!was_active)
+				n.link_changed(*p);
 		}
 	}
 	log.info("autoconfigure: %u LIDs assigned, ports ACTIVE", next_lid - 1);

@@ -298,6 +298,7 @@ Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
 		if (mask & sq_psn) {
 			attr_.sq_psn = a.sq_psn;
 			next_psn_ = a.sq_psn & psn_mask;
+			acked_psn_ = (next_psn_ - 1) & psn_mask;
 		}
 		if (next == QpState::Reset) {
 			sq_head_ = sq_tail_ = sq_next_ = 0;

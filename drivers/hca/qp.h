@@ -201,6 +201,7 @@ private:
 	/* Engine-only transport state. */
 	uint32_t sq_next_ = 0;	/* next WQE to (re)transmit */
 	uint32_t next_psn_ = 0; /* requester's next new PSN */
+	uint32_t acked_psn_ = 0; /* highest PSN acknowledged so far */
 	uint32_t rd_atomic_out_ = 0;
 	uint8_t retries_left_ = 0, rnr_left_ = 0;
 	uint64_t deadline_ = 0; /* local ACK timeout, in jiffies */

@@ -310,18 +310,24 @@ void SoftQp::completer(const Packet &p)
 			}
 		}
 	}
+	/* Coalesced ACKs in the middle of a long message are progress too. */
+	bool progress = psn_diff(acked_upto, acked_psn_) > 0 && psn_diff(acked_upto, next_psn_) < 0;
+	if (progress)
+		acked_psn_ = acked_upto;
 	for (uint32_t i = sq_head_; i != sq_next_; i++) {
 		SendWqe &w = sq_[i % sq_.size()];
 		if (is_read_or_atomic(w.wr.opcode) && !w.done)
 			break;
 		if (psn_diff(acked_upto, w.last_psn) < 0)
 			break;
+		progress |= !w.done;
 		w.done = true;
 	}
 	if (target && !target->done && (op == ReadResponseFirst || op == ReadResponseMiddle ||
 					 op == ReadResponseLast || op == ReadResponseOnly)) {
 		uint32_t expect = (target->first_psn + target->sent / mtu_bytes()) & psn_mask;
 		if (psn == expect) {
+			progress = true;
 			SgRef sg{target->sge, static_cast<uint32_t>(target->wr.sg.size())};
 			auto r = sg_scatter(hca, pd, sg, target->sent, p.data);
 			target->sent += static_cast<uint32_t>(p.data.size());
@@ -342,13 +348,19 @@ void SoftQp::completer(const Packet &p)
 		SgRef sg{target->sge, static_cast<uint32_t>(target->wr.sg.size())};
 		auto r = sg_scatter(hca, pd, sg, 0, Payload::of(ConstBytes(reinterpret_cast<uint8_t *>(&orig), 8)));
 		target->done = true;
+		progress = true;
 		if (!r)
 			target->status = WcStatus::LocProtErr;
 		rd_atomic_out_--;
 	}
-	/* Progress: the retry counters start over (IBA 9.7.6.1.3, 9.7.5.2.8). */
-	retries_left_ = attr_.retry_cnt;
-	rnr_left_ = attr_.rnr_retry;
+	/*
+	 * IBA 9.7.6.1.3, 9.7.5.2.8: forward progress starts the retry counters
+	 * over; a duplicate ACK that acknowledges nothing new does not.
+	 */
+	if (progress) {
+		retries_left_ = attr_.retry_cnt;
+		rnr_left_ = attr_.rnr_retry;
+	}
 	retire();
 	if (target && target->done && target->status != WcStatus::Success) {
 		to_error();
