@@ -167,7 +167,8 @@ private:
 
 	/* rc_requester.cpp (RC and UC) */
 	void requester();
-	bool send_one(SendWqe &w);
+	enum class Sent : uint8_t { Done, Later, Failed };
+	Sent send_one(SendWqe &w);
 	void completer(const Packet &p);
 	void retire();
 	void go_back(uint32_t psn);

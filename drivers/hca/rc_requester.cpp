@@ -50,7 +50,7 @@ constexpr uint8_t kind_ack = 0, kind_rnr = 1, kind_nak = 3;
 
 } // namespace
 
-bool SoftQp::send_one(SendWqe &w)
+SoftQp::Sent SoftQp::send_one(SendWqe &w)
 {
 	const uint32_t mtu = mtu_bytes();
 	const WrOpcode op = w.wr.opcode;
@@ -85,6 +85,10 @@ bool SoftQp::send_one(SendWqe &w)
 									   : FetchAdd);
 		w.sent = 0; /* bytes of response received */
 		r = transmit(s);
+		if (!r && r.error().code() == err::ENOMEM && gfp() == Gfp::Atomic) {
+			w.resume = 0;
+			return Sent::Later;
+		}
 	} else {
 		/* IBA 10.7.3.1: the gather list is checked here, so its errors stay local. */
 		r = sg_check(hca, pd, g.sg, 0, w.length);
@@ -109,6 +113,11 @@ bool SoftQp::send_one(SendWqe &w)
 			s.fill_ctx = &g;
 			s.fill_len = min(mtu, w.length - min(off, w.length));
 			r = transmit(s);
+			/* Out of atomic memory inline: the work item resumes here, and may sleep. */
+			if (!r && r.error().code() == err::ENOMEM && gfp() == Gfp::Atomic) {
+				w.resume = i;
+				return Sent::Later;
+			}
 		}
 	}
 	if (!r) {
@@ -116,9 +125,9 @@ bool SoftQp::send_one(SendWqe &w)
 		w.status = e == err::EACCES || e == err::EFAULT || e == err::EMSGSIZE
 				   ? WcStatus::LocProtErr
 				   : WcStatus::LocQpOpErr;
-		return false;
+		return Sent::Failed;
 	}
-	return true;
+	return Sent::Done;
 }
 
 void SoftQp::requester()
@@ -181,7 +190,12 @@ void SoftQp::requester()
 		if (!w->started && ((ra && rd_atomic_out_ >= depth) ||
 				    ((w->wr.send_flags & verbs::send_flag::fence) && rd_atomic_out_)))
 			break;
-		if (!send_one(*w)) {
+		Sent sent = send_one(*w);
+		if (sent == Sent::Later) {
+			kick();
+			break;
+		}
+		if (sent == Sent::Failed) {
 			w->done = true;
 			to_error();
 			return;
