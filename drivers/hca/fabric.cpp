@@ -31,6 +31,8 @@ Result<void> PacketBuf::materialize()
 {
 	if (!by_ref())
 		return ok();
+	if (burst > 1)
+		return Error(err::EINVAL);
 	WEFT_TRY(ref.copy(0, Bytes(data() + ref_at, ref.len)));
 	ref = Payload();
 	PortCounters::bump(Fabric::get().materialized);
@@ -57,26 +59,61 @@ Result<void> PacketBuf::seal()
 	return ok();
 }
 
+Result<Own<PacketBuf>> PacketBuf::segment(uint32_t i, Gfp gfp) const
+{
+	auto hdr = parse(ConstBytes(data(), len));
+	if (!hdr || i >= burst)
+		return Error(err::EINVAL);
+	size_t each = ref.len / burst;
+	auto one = WEFT_TRY(alloc(gfp, len));
+	__builtin_memcpy(one->data(), data(), len);
+	one->len = len;
+	one->ref = ref.slice(i * each, each);
+	one->ref_at = ref_at;
+	one->from = from;
+	/* IBA 9.7.1: PSNs count up through the burst; only its last asks for an ACK. */
+	auto *bth = reinterpret_cast<iba::Bth *>(one->data() + (reinterpret_cast<const uint8_t *>(hdr.value().bth) - data()));
+	iba::Bth::Psn::set(bth->psn, (iba::Bth::Psn::get(bth->psn) + i) & 0xffffff);
+	if (i + 1 < burst)
+		iba::Bth::AckReq::set(bth->psn, 0);
+	return one;
+}
+
+void Port::transmit_segments(Own<PacketBuf> pkt)
+{
+	for (uint32_t i = 0; i < pkt->burst; i++) {
+		auto one = pkt->segment(i, Gfp::Atomic);
+		if (!one) {
+			PortCounters::bump(counters.xmit_discards);
+			continue;
+		}
+		transmit(one.take());
+	}
+}
+
 void Port::transmit(Own<PacketBuf> pkt)
 {
+	const bool faulty = faults_.armed();
+	if (pkt->burst > 1 && (__atomic_load_n(&capture_users, __ATOMIC_RELAXED) || faulty))
+		return transmit_segments(move(pkt));
 	tap(*pkt);
 	RcuReadGuard rcu;
 	Port *p = peer();
 	if (!p) {
-		PortCounters::bump(counters.xmit_discards);
+		PortCounters::bump(counters.xmit_discards, pkt->burst);
 		return;
 	}
-	PortCounters::bump(counters.xmit_packets);
-	PortCounters::bump(counters.xmit_words, pkt->len / 4);
-	if (faults_.armed())
+	PortCounters::bump(counters.xmit_packets, pkt->burst);
+	PortCounters::bump(counters.xmit_words, uint64_t(pkt->len / 4) * pkt->burst);
+	if (faulty)
 		return faults_.transmit(*p, move(pkt));
 	deliver(*p, move(pkt));
 }
 
 void Port::deliver(Port &to, Own<PacketBuf> pkt)
 {
-	PortCounters::bump(to.counters.rcv_packets);
-	PortCounters::bump(to.counters.rcv_words, pkt->len / 4);
+	PortCounters::bump(to.counters.rcv_packets, pkt->burst);
+	PortCounters::bump(to.counters.rcv_words, uint64_t(pkt->len / 4) * pkt->burst);
 	to.node.receive(to, move(pkt));
 }
 

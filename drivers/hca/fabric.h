@@ -52,10 +52,19 @@ struct PacketBuf {
 	uint32_t ref_at = 0;
 	/* The engine run that sent it, while in its transmit() call (qp.h). */
 	RunCtx *from = nullptr;
+	/*
+	 * A burst: these wire bytes are the first of @burst MIDDLE packets of
+	 * one message, alike but for PSN, whose payloads follow one another in
+	 * @ref (Packet::burst).  Whatever needs real packets (a capture, a
+	 * fault, a busy receiver) takes them apart with segment().
+	 */
+	uint32_t burst = 1;
 
 	bool by_ref() const { return ref.fill != nullptr; }
-	/* Copy a by-reference payload into the packet (idempotent). */
+	/* Copy a by-reference payload into the packet (idempotent; EINVAL for a burst). */
 	Result<void> materialize();
+	/* Packet @i of a burst, on its own and still by reference. */
+	Result<Own<PacketBuf>> segment(uint32_t i, Gfp gfp) const;
 	/* Compute ICRC and VCRC in place (idempotent; materializes first). */
 	Result<void> seal();
 	uint8_t *data() { return reinterpret_cast<uint8_t *>(this + 1); }
@@ -104,6 +113,8 @@ public:
 
 	/* Send one packet out of this port; it is dropped (and counted) without a link. */
 	void transmit(Own<PacketBuf> pkt);
+	/* A burst as the real packets it stands for (capture and faults see those). */
+	void transmit_segments(Own<PacketBuf> pkt);
 	/* The far end of the wire: count the packet in at @to and hand it over. */
 	static void deliver(Port &to, Own<PacketBuf> pkt);
 	/* The faults injected on what this port transmits (faults.h). */

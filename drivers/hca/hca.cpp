@@ -181,7 +181,7 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 		PortCounters::bump(in.counters.rcv_errors);
 		return;
 	}
-	PortCounters::bump(in.counters.unicast_rcv);
+	PortCounters::bump(in.counters.unicast_rcv, pkt->burst);
 	Ref<SoftQp> qp = lookup_qp(iba::Bth::DestQp::get(p.bth->dqp), in.num);
 	if (!qp || (qp->port && qp->port != in.num)) {
 		PortCounters::bump(in.counters.no_dest_qp);

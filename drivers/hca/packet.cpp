@@ -201,7 +201,7 @@ Result<void> Payload::copy(size_t off, Bytes dst) const
 	if (off > len || dst.size() > len - off)
 		return Error(err::EMSGSIZE);
 	if (fill)
-		return fill(ctx, off, dst);
+		return fill(ctx, base + off, dst);
 	if (dst.size())
 		__builtin_memcpy(dst.data(), wire.data() + off, dst.size());
 	return ok();

@@ -33,9 +33,20 @@ struct Payload {
 	FillFn fill = nullptr;
 	void *ctx = nullptr;
 	size_t len = 0;
+	size_t base = 0; /* where this payload starts in what @fill reads */
 
-	static Payload of(ConstBytes b) { return Payload{b, nullptr, nullptr, b.size()}; }
+	static Payload of(ConstBytes b) { return Payload{b, nullptr, nullptr, b.size(), 0}; }
 	size_t size() const { return len; }
+	/* Bytes [off, off + n) of this payload (the caller keeps them inside). */
+	Payload slice(size_t off, size_t n) const
+	{
+		Payload p = *this;
+		if (!fill)
+			p.wire = ConstBytes(wire.data() + off, n);
+		p.base = base + off;
+		p.len = n;
+		return p;
+	}
 	/* EMSGSIZE beyond the payload; the fill's error (the sender's memory went away). */
 	Result<void> copy(size_t off, Bytes dst) const;
 };
@@ -55,6 +66,23 @@ struct Packet {
 	const iba::OpcodeInfo *op = nullptr;
 	ConstBytes payload; /* without the pad bytes (an empty view when by reference) */
 	Payload data;	    /* how the receiver reads the payload */
+	/*
+	 * A burst (in-host, by reference): this MIDDLE packet stands for
+	 * @burst consecutive ones, PSN up, each with payload.size() bytes,
+	 * all in @data; AckReq belongs to the last.
+	 */
+	uint32_t burst = 1;
+	uint32_t skipped = 0; /* packets of the burst dropped from its front */
+	uint32_t psn() const { return (iba::Bth::Psn::get(bth->psn) + skipped) & 0xffffff; }
+	uint32_t last_psn() const { return (psn() + burst - 1) & 0xffffff; }
+	/* Drop the first @k (< burst) packets of a burst: a receiver has them already. */
+	void skip(uint32_t k)
+	{
+		size_t each = data.size() / burst;
+		data = data.slice(k * each, (burst - k) * each);
+		burst -= k;
+		skipped += k;
+	}
 	ConstBytes icrc;
 	ConstBytes vcrc;
 };
@@ -98,6 +126,8 @@ struct PacketSpec {
 	 */
 	FillFn fill = nullptr;
 	bool defer_fill = false;
+	/* Packets a by-reference MIDDLE packet stands for (Packet::burst); fill_len is each one's. */
+	uint32_t burst = 1;
 	void *fill_ctx = nullptr;
 	size_t fill_len = 0;
 

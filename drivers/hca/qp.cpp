@@ -410,17 +410,37 @@ void SoftQp::enqueue(Own<PacketBuf> pkt)
 			return;
 		}
 	}
-	if (!pkt->materialize()) {
-		/* The sender's memory went away under it: a lost packet. */
-		if (Port *p = hca.port(port))
-			PortCounters::bump(p->counters.rcv_errors);
-		return;
+	/* Kept for later: the payload must be in the packet, a burst in its real packets. */
+	PacketQueue q;
+	const uint32_t n = pkt->burst;
+	for (uint32_t i = 0; i < n; i++) {
+		Own<PacketBuf> one;
+		if (n == 1) {
+			one = move(pkt);
+		} else {
+			auto seg = pkt->segment(i, Gfp::Atomic);
+			if (seg)
+				one = seg.take();
+		}
+		if (!one || !one->materialize()) {
+			/* No memory, or the sender's memory went away under it: a lost packet. */
+			if (Port *p = hca.port(port))
+				PortCounters::bump(p->counters.rcv_errors);
+			continue;
+		}
+		one->from = nullptr;
+		q.push_back(*one.release());
 	}
 	{
 		SpinGuardBh g(rx_lock_);
+		while (PacketBuf *b = q.pop_front()) {
+			if (dying_)
+				delete b;
+			else
+				rxq_.push_back(*b);
+		}
 		if (dying_)
 			return;
-		rxq_.push_back(*pkt.release());
 	}
 	if (!from || !from->later->add(*this))
 		work_.queue(Fabric::get().engine_wq);
@@ -601,18 +621,21 @@ Result<void> SoftQp::transmit(PacketSpec &s)
 	if (!p)
 		return Error(err::ENODEV);
 	s.defer_fill = s.fill && s.fill_len && cur_;
+	if (s.burst > 1 && !s.defer_fill)
+		return Error(err::EINVAL); /* a burst exists only by reference */
 	size_t len = WEFT_TRY(packet_length(s));
 	Own<PacketBuf> buf = WEFT_TRY(PacketBuf::alloc(gfp(), static_cast<uint32_t>(len)));
 	buf->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(buf->data(), len), s, false)));
 	if (s.defer_fill) {
 		/* IBA 9.2.4, 7.8: payload, pad to 4 bytes, ICRC (4), VCRC (2) end the packet. */
 		size_t pad = (4 - s.fill_len % 4) % 4;
-		buf->ref = Payload{ConstBytes(), s.fill, s.fill_ctx, s.fill_len};
+		buf->ref = Payload{ConstBytes(), s.fill, s.fill_ctx, s.fill_len * s.burst, 0};
 		buf->ref_at = static_cast<uint32_t>(len - 6 - pad - s.fill_len);
 		buf->from = cur_;
+		buf->burst = s.burst;
 	}
 	PortCounters::bump(s.dlid >= 0xc000 && s.dlid != 0xffff ? p->counters.multicast_xmit
-								 : p->counters.unicast_xmit);
+								 : p->counters.unicast_xmit, s.burst);
 	p->transmit(move(buf));
 	return ok();
 }
@@ -638,6 +661,7 @@ void SoftQp::engine()
 		if (pkt->by_ref()) {
 			p.data = pkt->ref;
 			p.payload = ConstBytes(); /* not there: readers use p.data */
+			p.burst = pkt->burst;
 		}
 		if (type == QpType::Rc || type == QpType::Uc) {
 			if (is_response(p.bth->opcode.get()))

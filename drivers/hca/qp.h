@@ -45,6 +45,19 @@ constexpr uint32_t npackets(uint32_t len, uint32_t mtu)
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
+/*
+ * In-host bursts: the MIDDLE packets from @i on, up to the next one that
+ * asks for an ACK (every 64th), travel as one by-reference burst
+ * (PacketBuf::burst); the FIRST and LAST always go alone.
+ */
+constexpr uint32_t burst_at(uint32_t i, uint32_t n)
+{
+	if (i == 0 || i + 1 >= n)
+		return 1;
+	uint32_t to_ack = 64 - i % 64, to_last = n - 1 - i;
+	return to_ack < to_last ? to_ack : to_last;
+}
+
 /* The operation part of a BTH opcode (IBA 9.2.1). */
 constexpr uint8_t operation(uint8_t opcode)
 {
@@ -169,14 +182,14 @@ private:
 	void requester();
 	enum class Sent : uint8_t { Done, Later, Failed };
 	Sent send_one(SendWqe &w);
-	void completer(const Packet &p);
+	void completer(Packet &p);
 	void retire();
 	void go_back(uint32_t psn);
 	void arm_retry_timer();
 	void on_timeout();
 
 	/* rc_responder.cpp */
-	void responder(const Packet &p);
+	void responder(Packet &p);
 	void send_ack(uint8_t syndrome, uint32_t psn);
 	void nak(uint8_t syndrome);
 	bool resp_send(const Packet &p);

@@ -95,13 +95,15 @@ SoftQp::Sent SoftQp::send_one(SendWqe &w)
 		/* A resend starts at the first packet not acknowledged (IBA 9.7.5.2.1). */
 		uint32_t from = w.resume < n ? w.resume : 0;
 		w.resume = 0;
-		for (uint32_t i = from; i < n && r; i++) {
+		for (uint32_t i = from, k; i < n && r; i += k) {
 			uint32_t off = i * mtu;
+			k = burst_at(i, n);
+			s.burst = k;
 			s.opcode = iba::opcode(tr, data_opcode(op, i, n));
 			s.psn = (w.first_psn + i) & psn_mask;
 			bool last = i + 1 == n;
 			/* IBA 9.7.2: ask for an ACK at message end and now and then. */
-			s.ackreq = type == QpType::Rc && (last || (i % 64) == 63);
+			s.ackreq = type == QpType::Rc && (last || ((i + k - 1) % 64) == 63);
 			s.se = last && (w.wr.send_flags & verbs::send_flag::solicited);
 			s.imm = w.wr.imm_data;
 			s.inv_rkey = w.wr.invalidate_rkey;
@@ -276,11 +278,11 @@ void SoftQp::on_timeout()
 	go_back(w.first_psn);
 }
 
-void SoftQp::completer(const Packet &p)
+void SoftQp::completer(Packet &p)
 {
 	if (type != QpType::Rc)
 		return;
-	const uint32_t psn = iba::Bth::Psn::get(p.bth->psn);
+	const uint32_t psn = p.psn();
 	const uint8_t op = operation(p.bth->opcode.get());
 	SendWqe *target = nullptr;
 	for (uint32_t i = sq_head_; i != sq_next_; i++) {
@@ -340,7 +342,10 @@ void SoftQp::completer(const Packet &p)
 	if (target && !target->done && (op == ReadResponseFirst || op == ReadResponseMiddle ||
 					 op == ReadResponseLast || op == ReadResponseOnly)) {
 		uint32_t expect = (target->first_psn + target->sent / mtu_bytes()) & psn_mask;
-		if (psn == expect) {
+		/* A burst of responses partly placed already: place the rest. */
+		if (p.burst > 1 && psn_diff(expect, psn) > 0 && psn_diff(expect, p.last_psn()) <= 0)
+			p.skip(static_cast<uint32_t>(psn_diff(expect, psn)));
+		if (p.psn() == expect) {
 			progress = true;
 			SgRef sg{target->sge, static_cast<uint32_t>(target->wr.sg.size())};
 			auto r = sg_scatter(hca, pd, sg, target->sent, p.data);

@@ -201,8 +201,10 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 	s.dqp = attr_.dest_qp_num;
 	s.syndrome = syn_ack;
 	s.msn = (msn_ + 1) & psn_mask;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0, k; i < n; i += k) {
 		uint32_t off = i * mtu, chunk = min(mtu, len - min(off, len));
+		k = burst_at(i, n);
+		s.burst = k;
 		uint8_t o = n == 1 ? ReadResponseOnly
 			    : i == 0 ? ReadResponseFirst
 			    : i + 1 == n ? ReadResponseLast
@@ -274,7 +276,7 @@ bool SoftQp::resp_atomic(const Packet &p, bool duplicate)
 	return true;
 }
 
-void SoftQp::responder(const Packet &p)
+void SoftQp::responder(Packet &p)
 {
 	Port *in = hca.port(port);
 	/* IBA 9.6.1.2 / 10.9.3: the packet's P_Key must match the QP's. */
@@ -288,7 +290,10 @@ void SoftQp::responder(const Packet &p)
 		comm_est_raised_ = true;
 		raise_event(verbs::EventType::CommEst);
 	}
-	const uint32_t psn = iba::Bth::Psn::get(p.bth->psn);
+	/* A burst partly received already: only its new packets count (IBA 9.7.5.1). */
+	if (p.burst > 1 && psn_diff(p.psn(), epsn_) < 0 && psn_diff(p.last_psn(), epsn_) >= 0)
+		p.skip(static_cast<uint32_t>(psn_diff(epsn_, p.psn())));
+	const uint32_t psn = p.psn();
 	const uint8_t op = operation(p.bth->opcode.get());
 	const int32_t d = psn_diff(psn, epsn_);
 	if (type == QpType::Uc) {
@@ -343,9 +348,9 @@ void SoftQp::responder(const Packet &p)
 	}
 	if (!ok)
 		return;
-	epsn_ = (epsn_ + 1) & psn_mask;
+	epsn_ = (epsn_ + p.burst) & psn_mask;
 	if (iba::Bth::AckReq::get(p.bth->psn))
-		send_ack(syn_ack, psn);
+		send_ack(syn_ack, p.last_psn());
 }
 
 } // namespace weft::hca
