@@ -85,26 +85,32 @@ Result<uint64_t> windowed(unsigned int seconds, uint64_t &done, Post post, Reap 
 	return now() - start;
 }
 
-/* RDMA WRITE or READ from a's buffer to b's. */
+/* RDMA WRITE or READ of @size bytes from a's buffer to b's. */
+Result<void> rdma_bw_one(Pair &c, WrOpcode op, uint8_t *local, uint8_t *remote, Mr *rmr, size_t size,
+			 unsigned int seconds)
+{
+	Sge sg{reinterpret_cast<uint64_t>(local), uint32_t(size), c.a.mr->lkey};
+	SendWr wr;
+	wr.opcode = op;
+	wr.sg = Span<const Sge>(&sg, 1);
+	wr.rdma.remote_addr = reinterpret_cast<uint64_t>(remote);
+	wr.rdma.rkey = rmr->rkey;
+	uint64_t n;
+	uint64_t ns = WEFT_TRY(windowed(
+		seconds, n, [&] { return c.a.qp->post_send(wr); },
+		[&]() -> Result<void> {
+			WEFT_TRY(poll_one(c.a.cq));
+			return ok();
+		}));
+	report(op == WrOpcode::RdmaWrite ? "rc_write" : "rc_read", size, n * size, ns);
+	return ok();
+}
+
 Result<void> rdma_bw(Pair &c, WrOpcode op, uint8_t *local, uint8_t *remote, Mr *rmr,
 		     unsigned int seconds)
 {
-	for (size_t size : sizes_bw) {
-		Sge sg{reinterpret_cast<uint64_t>(local), uint32_t(size), c.a.mr->lkey};
-		SendWr wr;
-		wr.opcode = op;
-		wr.sg = Span<const Sge>(&sg, 1);
-		wr.rdma.remote_addr = reinterpret_cast<uint64_t>(remote);
-		wr.rdma.rkey = rmr->rkey;
-		uint64_t n;
-		uint64_t ns = WEFT_TRY(windowed(
-			seconds, n, [&] { return c.a.qp->post_send(wr); },
-			[&]() -> Result<void> {
-				WEFT_TRY(poll_one(c.a.cq));
-				return ok();
-			}));
-		report(op == WrOpcode::RdmaWrite ? "rc_write" : "rc_read", size, n * size, ns);
-	}
+	for (size_t size : sizes_bw)
+		WEFT_TRY(rdma_bw_one(c, op, local, remote, rmr, size, seconds));
 	return ok();
 }
 
@@ -137,31 +143,36 @@ Result<void> send_bw(Pair &c, size_t size, uint8_t *src, uint8_t *dst, unsigned 
 	return ok();
 }
 
-/* SEND ping-pong; reports the one-way latency in ns. */
+/* SEND ping-pong of @size bytes; reports the one-way latency in ns. */
+Result<void> send_lat_one(Pair &c, uint8_t *a_buf, uint8_t *b_buf, size_t size, unsigned int seconds)
+{
+	Sge sa{reinterpret_cast<uint64_t>(a_buf), uint32_t(size), c.a.mr->lkey};
+	Sge sb{reinterpret_cast<uint64_t>(b_buf), uint32_t(size), c.b.mr->lkey};
+	SendWr wa, wb;
+	wa.opcode = wb.opcode = WrOpcode::Send;
+	wa.sg = Span<const Sge>(&sa, 1);
+	wb.sg = Span<const Sge>(&sb, 1);
+	uint64_t start = now(), iters = 0, limit = seconds * 1000000000ull;
+	while (now() - start < limit) {
+		WEFT_TRY(post_recv(c.b, b_buf, size));
+		WEFT_TRY(post_recv(c.a, a_buf, size));
+		WEFT_TRY(c.a.qp->post_send(wa));
+		WEFT_TRY(poll_one(c.b.cq)); /* b's receive */
+		WEFT_TRY(c.b.qp->post_send(wb));
+		WEFT_TRY(poll_one(c.a.cq)); /* a's send completion ... */
+		WEFT_TRY(poll_one(c.a.cq)); /* ... and its receive */
+		WEFT_TRY(poll_one(c.b.cq)); /* b's send completion */
+		iters++;
+	}
+	uint64_t ns = (now() - start) / (iters ? iters : 1) / 2;
+	log.info("WEFT-BENCH rc_send_lat %zu %llu ns", size, static_cast<unsigned long long>(ns));
+	return ok();
+}
+
 Result<void> send_lat(Pair &c, uint8_t *a_buf, uint8_t *b_buf, unsigned int seconds)
 {
-	for (size_t size : sizes_lat) {
-		Sge sa{reinterpret_cast<uint64_t>(a_buf), uint32_t(size), c.a.mr->lkey};
-		Sge sb{reinterpret_cast<uint64_t>(b_buf), uint32_t(size), c.b.mr->lkey};
-		SendWr wa, wb;
-		wa.opcode = wb.opcode = WrOpcode::Send;
-		wa.sg = Span<const Sge>(&sa, 1);
-		wb.sg = Span<const Sge>(&sb, 1);
-		uint64_t start = now(), iters = 0, limit = seconds * 1000000000ull;
-		while (now() - start < limit) {
-			WEFT_TRY(post_recv(c.b, b_buf, size));
-			WEFT_TRY(post_recv(c.a, a_buf, size));
-			WEFT_TRY(c.a.qp->post_send(wa));
-			WEFT_TRY(poll_one(c.b.cq)); /* b's receive */
-			WEFT_TRY(c.b.qp->post_send(wb));
-			WEFT_TRY(poll_one(c.a.cq)); /* a's send completion ... */
-			WEFT_TRY(poll_one(c.a.cq)); /* ... and its receive */
-			WEFT_TRY(poll_one(c.b.cq)); /* b's send completion */
-			iters++;
-		}
-		uint64_t ns = (now() - start) / (iters ? iters : 1) / 2;
-		log.info("WEFT-BENCH rc_send_lat %zu %llu ns", size, static_cast<unsigned long long>(ns));
-	}
+	for (size_t size : sizes_lat)
+		WEFT_TRY(send_lat_one(c, a_buf, b_buf, size, seconds));
 	return ok();
 }
 
@@ -199,6 +210,24 @@ Result<void> run(unsigned int seconds)
 } // namespace
 
 } // namespace weft::bench
+
+int weft_bench_one(const char *what, unsigned int seconds)
+{
+	using namespace weft::bench;
+	Buf a(max_size), b(max_size);
+	if (!a.p || !b.p)
+		return -weft::err::ENOMEM;
+	Pair c;
+	auto r = c.connect(QpType::Rc, weft::iba::Mtu::M4096);
+	if (r && __builtin_strcmp(what, "lat") == 0)
+		r = send_lat_one(c, a.p, b.p, 64, seconds);
+	else if (r) {
+		auto mr = c.b.ctx->reg_kernel_mr(c.b.pd, b.p, max_size, access::local_write | access::remote_write);
+		r = mr ? rdma_bw_one(c, WrOpcode::RdmaWrite, a.p, b.p, mr.value(), 65536, seconds)
+		       : weft::Result<void>(mr.error());
+	}
+	return r.to_errno();
+}
 
 int weft_bench_run(unsigned int seconds_per_point)
 {

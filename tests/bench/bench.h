@@ -7,6 +7,8 @@
 WEFT_C_BEGIN
 /* Run every measurement; 0 or -errno if the fabric could not be set up. */
 int weft_bench_run(unsigned int seconds_per_point);
+/* One measurement only, for profiling: "lat" (64 B SEND ping-pong) or "write64k". */
+int weft_bench_one(const char *what, unsigned int seconds);
 WEFT_C_END
 
 #endif

@@ -17,9 +17,15 @@ static unsigned int seconds_per_point = 1;
 module_param(seconds_per_point, uint, 0444);
 MODULE_PARM_DESC(seconds_per_point, "approximate run time of each measurement");
 
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "profile one measurement: lat or write64k");
+
 static void weft_bench_work(struct work_struct *w)
 {
-	pr_info("weft_bench: WEFT-BENCH done %d\n", weft_bench_run(seconds_per_point));
+	int r = only ? weft_bench_one(only, seconds_per_point) : weft_bench_run(seconds_per_point);
+
+	pr_info("weft_bench: WEFT-BENCH done %d\n", r);
 }
 
 static DECLARE_WORK(weft_bench, weft_bench_work);
