@@ -64,7 +64,7 @@ void one_copy_in_host(Test &t)
 	WEFT_ASSERT_OK(t, reg);
 	Mr *rmr = reg.value();
 	hca::PortCounters &pc = static_cast<hca::Hca &>(*c.a.dev).port(1)->counters;
-	uint64_t xmit = pc.xmit_packets, rcv = pc.rcv_packets;
+	uint64_t xmit0 = pc.xmit_packets, rcv0 = pc.rcv_packets;
 	uint64_t before = materialized();
 	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaWrite, src.p, len, reinterpret_cast<uint64_t>(mid.p), rmr->rkey));
 	expect_ok(t, wait_wc(c.a.cq));
@@ -81,8 +81,8 @@ void one_copy_in_host(Test &t)
 	 * READ request, 65 for the SEND out; ACKs at PSN 63 and 64 of each
 	 * of the WRITE and SEND (IBA 9.7.2) and 65 read responses in.
 	 */
-	WEFT_EXPECT_EQ(t, pc.xmit_packets - xmit, 131ull);
-	WEFT_EXPECT_EQ(t, pc.rcv_packets - rcv, 69ull);
+	WEFT_EXPECT_EQ(t, pc.xmit_packets - xmit0, 131ull);
+	WEFT_EXPECT_EQ(t, pc.rcv_packets - rcv0, 69ull);
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, mid.p, len), 0);
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, back.p, len), 0);
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, rcv.p, len), 0);
