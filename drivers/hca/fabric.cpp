@@ -6,6 +6,7 @@
 #include "crc.h"
 #include "fabric.h"
 #include "hca_module.h"
+#include "packet_cache_kapi.h"
 #include "switch.h"
 
 namespace weft::hca {
@@ -19,7 +20,7 @@ alignas(Fabric) unsigned char fabric_storage[sizeof(Fabric)];
 
 Result<Own<PacketBuf>> PacketBuf::alloc(Gfp gfp, uint32_t cap)
 {
-	void *mem = weft_kmalloc(sizeof(PacketBuf) + cap, gfp_flags(gfp));
+	void *mem = weft_packet_alloc(sizeof(PacketBuf) + cap, gfp_flags(gfp));
 	if (!mem)
 		return Error(err::ENOMEM);
 	auto *b = new (mem) PacketBuf();
@@ -319,6 +320,8 @@ void Fabric::flood_multicast(uint16_t mlid)
 void weft_hca_fabric_init(void)
 {
 	weft::hca::fabric = new (weft::hca::fabric_storage) weft::hca::Fabric();
+	/* The largest packet: headers (at most 120 bytes with a GRH), 4 KiB payload, pad, CRCs. */
+	weft_packet_cache_init(sizeof(weft::hca::PacketBuf) + 4096 + 128);
 	weft::hca::fabric->engine_wq = weft_alloc_highpri_workqueue("weft_hca_engine");
 }
 
@@ -329,4 +332,5 @@ void weft_hca_fabric_exit(void)
 		weft_destroy_workqueue(weft::hca::fabric->engine_wq);
 	weft::hca::fabric->~Fabric();
 	weft::hca::fabric = nullptr;
+	weft_packet_cache_exit();
 }

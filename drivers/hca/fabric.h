@@ -59,6 +59,9 @@ struct PacketBuf {
 	 * fault, a busy receiver) takes them apart with segment().
 	 */
 	uint32_t burst = 1;
+	/* Its headers, parsed by the receiving HCA (pointers into data()); copies parse anew. */
+	Packet view;
+	bool parsed = false;
 
 	bool by_ref() const { return ref.fill != nullptr; }
 	/* Copy a by-reference payload into the packet (idempotent; EINVAL for a burst). */

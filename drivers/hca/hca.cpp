@@ -182,6 +182,8 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 		return;
 	}
 	PortCounters::bump(in.counters.unicast_rcv, pkt->burst);
+	pkt->view = p;
+	pkt->parsed = true;
 	Ref<SoftQp> qp = lookup_qp(iba::Bth::DestQp::get(p.bth->dqp), in.num);
 	if (!qp || (qp->port && qp->port != in.num)) {
 		PortCounters::bump(in.counters.no_dest_qp);

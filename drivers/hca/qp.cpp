@@ -305,6 +305,7 @@ Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
 			rq_head_ = rq_tail_ = 0;
 			rd_atomic_out_ = 0;
 			in_send_ = in_write_ = nak_sent_ = rnr_wait_ = false;
+			deadline_ = timer_due_ = 0;
 			flushed_ = false;
 			last_wqe_reported_ = false;
 			comm_est_raised_ = false;
@@ -654,7 +655,8 @@ void SoftQp::engine()
 		/* IBA 10.3.1: Reset and Init QPs, and Err QPs, discard arrivals. */
 		if (st == QpState::Reset || st == QpState::Init || st == QpState::Err)
 			continue;
-		auto parsed = parse(pkt->bytes());
+		/* Parsed once, on arrival at the HCA (Hca::receive). */
+		Result<Packet> parsed = pkt->parsed ? Result<Packet>(pkt->view) : parse(pkt->bytes());
 		if (!parsed)
 			continue;
 		Packet &p = parsed.value();

@@ -219,6 +219,7 @@ private:
 	uint32_t rd_atomic_out_ = 0;
 	uint8_t retries_left_ = 0, rnr_left_ = 0;
 	uint64_t deadline_ = 0; /* local ACK timeout, in jiffies */
+	uint64_t timer_due_ = 0; /* when the armed timer fires, in jiffies (0: none) */
 	bool rnr_wait_ = false;
 	/* responder */
 	uint32_t epsn_ = 0, msn_ = 0;

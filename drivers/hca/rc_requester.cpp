@@ -242,7 +242,17 @@ void SoftQp::arm_retry_timer()
 	if (!us)
 		return; /* IBA 9.7.6.1.3: 0 disables the timer */
 	unsigned long ms = static_cast<unsigned long>(us / 1000) + 1;
-	deadline_ = weft_jiffies() + weft_msecs_to_jiffies(static_cast<unsigned int>(ms));
+	uint64_t now = weft_jiffies();
+	deadline_ = now + weft_msecs_to_jiffies(static_cast<unsigned int>(ms));
+	/*
+	 * One timer in flight at a time: re-arming it for every packet is
+	 * most of the cost of a small message.  A pending timer that fires
+	 * before the deadline finds nothing due and is armed again from here,
+	 * so a timeout is detected between one and two timeouts late.
+	 */
+	if (timer_due_ && static_cast<int64_t>(now - timer_due_) < 0)
+		return;
+	timer_due_ = deadline_;
 	timer_.modify(ms);
 }
 
@@ -307,7 +317,9 @@ void SoftQp::completer(Packet &p)
 				}
 				go_back(psn);
 				__atomic_store_n(&rnr_wait_, true, __ATOMIC_RELAXED);
-				timer_.modify(verbs::rnr_timer_us(syn & 0x1f) / 1000 + 1);
+				unsigned int ms = static_cast<unsigned int>(verbs::rnr_timer_us(syn & 0x1f) / 1000 + 1);
+				timer_due_ = weft_jiffies() + weft_msecs_to_jiffies(ms);
+				timer_.modify(ms);
 				return;
 			}
 			if (syn_kind(syn) == kind_nak) {
