@@ -6,7 +6,6 @@
 #include "crc.h"
 #include "fabric.h"
 #include "hca_module.h"
-#include "packet_cache_kapi.h"
 #include "switch.h"
 
 namespace weft::hca {
@@ -16,11 +15,21 @@ const Logger log("weft_hca");
 
 Fabric *fabric;
 alignas(Fabric) unsigned char fabric_storage[sizeof(Fabric)];
+void *packet_cache; /* full-size PacketBufs (NULL: kmalloc them) */
 } // namespace
 
 Result<Own<PacketBuf>> PacketBuf::alloc(Gfp gfp, uint32_t cap)
 {
-	void *mem = weft_packet_alloc(sizeof(PacketBuf) + cap, gfp_flags(gfp));
+	size_t size = sizeof(PacketBuf) + cap;
+	/*
+	 * Full-size packets from their own cache: init_on_alloc would zero
+	 * ~4 KiB per packet, more than the payload copy costs, and every byte
+	 * is written before it is read.  Small ones fit kmalloc better.
+	 */
+	void *cache = packet_cache;
+	void *mem = cache && size > 512 && size <= weft_kmem_cache_size(cache)
+			    ? weft_kmem_cache_alloc(cache, gfp_flags(gfp))
+			    : weft_kmalloc(size, gfp_flags(gfp));
 	if (!mem)
 		return Error(err::ENOMEM);
 	auto *b = new (mem) PacketBuf();
@@ -321,7 +330,7 @@ void weft_hca_fabric_init(void)
 {
 	weft::hca::fabric = new (weft::hca::fabric_storage) weft::hca::Fabric();
 	/* The largest packet: headers (at most 120 bytes with a GRH), 4 KiB payload, pad, CRCs. */
-	weft_packet_cache_init(sizeof(weft::hca::PacketBuf) + 4096 + 128);
+	weft::hca::packet_cache = weft_kmem_cache_create("weft_packet", sizeof(weft::hca::PacketBuf) + 4096 + 128, 1);
 	weft::hca::fabric->engine_wq = weft_alloc_highpri_workqueue("weft_hca_engine");
 }
 
@@ -332,5 +341,6 @@ void weft_hca_fabric_exit(void)
 		weft_destroy_workqueue(weft::hca::fabric->engine_wq);
 	weft::hca::fabric->~Fabric();
 	weft::hca::fabric = nullptr;
-	weft_packet_cache_exit();
+	weft_kmem_cache_destroy(weft::hca::packet_cache);
+	weft::hca::packet_cache = nullptr;
 }

@@ -86,6 +86,39 @@ void *weft_kmalloc(size_t size, unsigned int flags)
 }
 EXPORT_SYMBOL_GPL(weft_kmalloc);
 
+/* Empty on purpose: a cache with a constructor is exempt from init_on_alloc zeroing (mm/slab.h). */
+static void weft_kmem_cache_no_init(void *obj)
+{
+}
+
+void *weft_kmem_cache_create(const char *name, size_t size, int uninit)
+{
+	return kmem_cache_create(name, size, 0, 0, uninit ? weft_kmem_cache_no_init : NULL);
+}
+EXPORT_SYMBOL_GPL(weft_kmem_cache_create);
+
+void weft_kmem_cache_destroy(void *cache)
+{
+	kmem_cache_destroy(cache);
+}
+EXPORT_SYMBOL_GPL(weft_kmem_cache_destroy);
+
+size_t weft_kmem_cache_size(void *cache)
+{
+	return cache ? kmem_cache_size(cache) : 0;
+}
+EXPORT_SYMBOL_GPL(weft_kmem_cache_size);
+
+void *weft_kmem_cache_alloc(void *cache, unsigned int flags)
+{
+	if (!(flags & WEFT_GFP_ATOMIC))
+		might_sleep();
+	if (unlikely(weft_alloc_should_fail()))
+		return NULL;
+	return kmem_cache_alloc(cache, weft_gfp(flags));
+}
+EXPORT_SYMBOL_GPL(weft_kmem_cache_alloc);
+
 void *weft_kvmalloc(size_t size, unsigned int flags)
 {
 	/* vmalloc may sleep: an atomic caller gets kmalloc semantics. */

@@ -46,6 +46,16 @@ void *weft_kvmalloc(size_t size, unsigned int flags);
 void weft_kfree(const void *p);
 void weft_kvfree(const void *p);
 /*
+ * A slab cache of @size-byte objects (NULL on failure).  With @uninit the
+ * kernel's init_on_alloc does not zero them (for buffers always written
+ * before they are read).  Objects are freed with weft_kfree; destroy the
+ * cache only when all are.
+ */
+void *weft_kmem_cache_create(const char *name, size_t size, int uninit);
+void weft_kmem_cache_destroy(void *cache);
+size_t weft_kmem_cache_size(void *cache);
+void *weft_kmem_cache_alloc(void *cache, unsigned int flags);
+/*
  * Test hook: make the nth allocation (1-based) done by the calling task fail,
  * and every one after it while @sticky.  nth == 0 disarms.  Returns the
  * number of allocations the task made since it was armed.
