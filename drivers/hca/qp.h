@@ -114,6 +114,14 @@ struct RunCtx {
 	/* 0: outermost; 1: inline in a sender's transmit() (RCU held, never deeper). */
 	uint8_t depth;
 	RunList *later;
+	/*
+	 * Packets the requester may still send in this run.  Inline runs
+	 * borrow the poster's context: past the budget the rest of a WQE is
+	 * left to the work item, so posting 8 MiB does not mean copying it all
+	 * in the caller (softirq, perhaps).
+	 */
+	uint32_t budget = can_sleep ? ~0u : inline_budget;
+	static constexpr uint32_t inline_budget = 256;
 };
 
 class SoftQp final : public verbs::Qp {

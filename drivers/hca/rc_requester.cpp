@@ -98,6 +98,11 @@ SoftQp::Sent SoftQp::send_one(SendWqe &w)
 		for (uint32_t i = from, k; i < n && r; i += k) {
 			uint32_t off = i * mtu;
 			k = burst_at(i, n);
+			if (cur_->budget < k) {
+				w.resume = i;
+				return Sent::Later;
+			}
+			cur_->budget -= k;
 			s.burst = k;
 			s.opcode = iba::opcode(tr, data_opcode(op, i, n));
 			s.psn = (w.first_psn + i) & psn_mask;
