@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Management datagrams as typed wire structs (IBA Vol 1 ch. 13-14): the
+ * common MAD header and the subnet management packet in its LID-routed
+ * and directed-route forms.  Exact on-wire layouts, big-endian fields,
+ * named sub-word fields, as headers.h does for packets.
+ */
+#ifndef WEFT_IBA_MAD_H
+#define WEFT_IBA_MAD_H
+
+#include <weft/wire.h>
+
+namespace weft::iba {
+
+/* IBA 13.4.2: every MAD is 256 bytes. */
+inline constexpr size_t mad_size = 256;
+
+/* IBA 13.4.3: the common MAD header, 24 bytes. */
+struct MadHeader {
+	be8 base_version;  /* 1 */
+	be8 mgmt_class;
+	be8 class_version;
+	be8 method;        /* R:1 Method:7 */
+	be16 status;
+	be16 class_specific;
+	be64 tid;
+	be16 attr_id;
+	be16 reserved;
+	be32 attr_mod;
+
+	using Response = BitField<be8, 7, 1>;
+};
+static_assert(sizeof(MadHeader) == 24);
+
+/* IBA 13.4.4: management classes Weft knows. */
+namespace mgmt_class {
+inline constexpr uint8_t subn_lid_routed = 0x01, subn_directed_route = 0x81, subn_adm = 0x03,
+			 perf = 0x04, cm = 0x07;
+}
+
+/* IBA 13.4.5: methods (the R bit set marks a response). */
+namespace method {
+inline constexpr uint8_t get = 0x01, set = 0x02, send = 0x03, trap = 0x05, report = 0x06,
+			 trap_repress = 0x07, get_resp = 0x81, report_resp = 0x86;
+}
+
+/* IBA 14.2.1.2: a directed-route SMP; the LID-routed form (14.2.1.1) shares the first 64 bytes' layout but the DR fields. */
+inline constexpr size_t smp_data_size = 64;
+inline constexpr uint8_t max_dr_hops = 64; /* IBA 14.2.1.2: paths index 0..63 */
+
+struct Smp {
+	be8 base_version;
+	be8 mgmt_class;
+	be8 class_version;
+	be8 method;
+	be16 status;	 /* D:1 Status:15 (DR form) */
+	be8 hop_pointer; /* DR form; reserved when LID routed */
+	be8 hop_count;
+	be64 tid;
+	be16 attr_id;
+	be16 reserved;
+	be32 attr_mod;
+	be64 m_key;
+	be16 dr_slid;
+	be16 dr_dlid;
+	uint8_t reserved2[28];
+	uint8_t data[smp_data_size];
+	uint8_t initial_path[max_dr_hops];
+	uint8_t return_path[max_dr_hops];
+
+	/* IBA 14.2.1.2: 0 on the way out from the SM, 1 on the way back. */
+	using Direction = BitField<be16, 15, 1>;
+	using Status = BitField<be16, 0, 15>;
+};
+static_assert(sizeof(Smp) == mad_size);
+
+/* IBA 14.2.1.2: DrSLID/DrDLID 0xffff mark the directed-route part's end at the SM / at the target. */
+inline constexpr uint16_t permissive_lid = 0xffff;
+
+} // namespace weft::iba
+
+#endif
