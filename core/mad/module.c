@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * weft_mad: the MAD layer (IBA Vol 1 ch. 13-14).  So far the directed-route
- * processing of the subnet management interface (smi.cpp); the MAD
- * service, GSI/SMI QPs, SMA and PMA build on it (issue 4).
+ * processing of the subnet management interface (smi.cpp) and the MAD
+ * service with its agents (service.cpp); the GSI/SMI QP transport, SMA and
+ * PMA build on them (issue 4).
  */
 #include <linux/module.h>
 
@@ -18,4 +19,4 @@ static void __exit weft_mad_exit(void)
 module_init(weft_mad_init);
 module_exit(weft_mad_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Weft: MAD layer (directed-route SMI so far)");
+MODULE_DESCRIPTION("Weft: MAD layer (directed-route SMI and MAD service so far)");

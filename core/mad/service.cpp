@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The MAD service (IBA 13.4-13.5).  One lock guards the agents and the
+ * outstanding requests; callbacks and the transport run without it.  An
+ * agent's `active_` counts its callbacks in progress, so unregistration can
+ * cancel what is outstanding and then wait for the last callback.
+ */
+#include "service.h"
+
+namespace weft::mad {
+
+namespace {
+
+uint64_t now_ms()
+{
+	return weft_ktime_ns() / 1000000;
+}
+
+/* IBA 13.4.7: the invalid-field code of the status word (bits 4:2). */
+constexpr uint16_t status_bad_version = 1u << 2;
+constexpr uint16_t status_method_unsupported = 2u << 2;
+
+bool is_response(uint8_t method)
+{
+	return method & 0x80;
+}
+
+/* IBA 13.4.5: the requests that must be answered (with GetResp; Report with ReportResp). */
+bool wants_answer(uint8_t method)
+{
+	return method == iba::method::get || method == iba::method::set || method == iba::method::report;
+}
+
+} // namespace
+
+MadService::MadService(MadTransport &t)
+	: transport_(t), lock_(WEFT_LOCK_CLASS("weft_mad_service")),
+	  idle_(WEFT_LOCK_CLASS("weft_mad_idle")), timer_(tick, WEFT_LOCK_CLASS("weft_mad_timer"))
+{
+}
+
+MadService::~MadService()
+{
+	timer_.cancel_sync();
+}
+
+Result<void> MadService::register_agent(Agent &a)
+{
+	bool any = false;
+	for (uint32_t w : a.methods_)
+		any |= w != 0;
+	bool responses = a.methods_[4] | a.methods_[5] | a.methods_[6] | a.methods_[7];
+	if (!any || responses || a.registered_)
+		return Error(err::EINVAL);
+	SpinGuardBh g(lock_);
+	for (Agent &o : agents_) {
+		if (o.mgmt_class != a.mgmt_class || o.class_version != a.class_version)
+			continue;
+		for (int i = 0; i < 8; i++)
+			if (o.methods_[i] & a.methods_[i])
+				return Error(err::EBUSY);
+	}
+	a.id_ = next_id_++;
+	a.active_ = 0;
+	a.registered_ = true;
+	agents_.push_back(a);
+	return ok();
+}
+
+void MadService::put_agent(Agent &a)
+{
+	bool wake;
+	{
+		SpinGuardBh g(lock_);
+		wake = --a.active_ == 0 && !a.registered_;
+	}
+	if (wake)
+		idle_.wake_all();
+}
+
+void MadService::unregister_agent(Agent &a)
+{
+	List<SendReq, &SendReq::node> cancelled;
+	{
+		SpinGuardBh g(lock_);
+		if (!a.registered_)
+			return;
+		a.registered_ = false;
+		agents_.remove(a);
+		/* Phase one: nothing new reaches the agent; its requests come off the list. */
+		for (auto it = outstanding_.begin(); it != outstanding_.end();) {
+			SendReq &r = *it;
+			++it;
+			if (r.agent_ == &a) {
+				outstanding_.remove(r);
+				cancelled.push_back(r);
+			}
+		}
+	}
+	while (SendReq *r = cancelled.pop_front()) {
+		r->status = err::ECANCELED;
+		a.handler.send_done(a, *r);
+	}
+	/* Phase two: wait out callbacks that started before. */
+	(void)idle_.wait([&] {
+		SpinGuardBh g(lock_);
+		return a.active_ == 0;
+	});
+}
+
+Result<void> MadService::send(Agent &a, SendReq &r)
+{
+	const bool expect = r.timeout_ms && !is_response(r.mad.hdr().method.get());
+	{
+		SpinGuardBh g(lock_);
+		if (!a.registered_)
+			return Error(err::EINVAL);
+		if (expect) {
+			/* IBA 13.4.6.4: the TID is the requester's; its high half names the agent. */
+			uint64_t tid = r.mad.hdr().tid.get();
+			r.mad.hdr().tid.set((uint64_t(a.id_) << 32) | (tid & 0xffffffffu));
+			r.agent_ = &a;
+			r.tries_left_ = r.retries;
+			r.deadline_ = now_ms() + r.timeout_ms;
+			r.status = 0;
+			outstanding_.push_back(r);
+			arm_timer_locked();
+		}
+	}
+	auto sent = transport_.transmit(r.mad, r.to);
+	if (!sent && expect) {
+		SpinGuardBh g(lock_);
+		/* Still ours unless the timer or a response took it meanwhile: then it completes as usual. */
+		if (r.node.linked()) {
+			outstanding_.remove(r);
+			return sent;
+		}
+		return ok();
+	}
+	return sent;
+}
+
+void MadService::arm_timer_locked()
+{
+	uint64_t first = ~0ull;
+	for (SendReq &r : outstanding_)
+		first = min(first, r.deadline_);
+	if (first == ~0ull)
+		return;
+	uint64_t now = now_ms();
+	timer_.modify(first > now ? static_cast<unsigned long>(first - now) : 0);
+}
+
+/* IBA 13.4.6.4: resend with the same TID until the retries run out, then fail. */
+void MadService::tick(DelayedWork &w)
+{
+	MadService *s = container_of(&w, &MadService::timer_);
+	for (;;) {
+		Mad copy;
+		MadAddr to;
+		SendReq *failed = nullptr;
+		bool resend = false;
+		{
+			SpinGuardBh g(s->lock_);
+			uint64_t now = now_ms();
+			for (SendReq &r : s->outstanding_) {
+				if (r.deadline_ > now)
+					continue;
+				if (r.tries_left_) {
+					r.tries_left_--;
+					r.deadline_ = now + r.timeout_ms;
+					/* A copy: a response may complete (and free) r while this sends. */
+					copy = r.mad;
+					to = r.to;
+					resend = true;
+				} else {
+					s->outstanding_.remove(r);
+					r.agent_->active_++;
+					failed = &r;
+				}
+				break;
+			}
+			if (!resend && !failed) {
+				s->arm_timer_locked();
+				return;
+			}
+		}
+		if (resend) {
+			(void)s->transport_.transmit(copy, to); /* a failed resend is one more lost try */
+			continue;
+		}
+		Agent &a = *failed->agent_;
+		failed->status = err::ETIMEDOUT;
+		a.handler.send_done(a, *failed);
+		s->put_agent(a);
+	}
+}
+
+void MadService::deliver_response(const Mad &m, const MadAddr &from)
+{
+	const uint64_t tid = m.hdr().tid.get();
+	SendReq *match = nullptr;
+	{
+		SpinGuardBh g(lock_);
+		for (SendReq &r : outstanding_) {
+			if (r.mad.hdr().tid.get() == tid && r.agent_->id_ == uint32_t(tid >> 32) &&
+			    r.mad.hdr().mgmt_class.get() == m.hdr().mgmt_class.get()) {
+				match = &r;
+				break;
+			}
+		}
+		if (match) {
+			outstanding_.remove(*match);
+			match->agent_->active_++;
+		}
+	}
+	if (!match) {
+		/* Late (timed out already), duplicate, or never asked for. */
+		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	Agent &a = *match->agent_;
+	match->response = m;
+	match->from = from;
+	match->status = 0;
+	a.handler.send_done(a, *match);
+	put_agent(a);
+}
+
+Agent *MadService::find_agent_locked(uint8_t cls, uint8_t version, uint8_t method, bool &class_known)
+{
+	for (Agent &a : agents_) {
+		if (a.mgmt_class != cls)
+			continue;
+		class_known = true;
+		if (a.class_version == version && a.serves(method))
+			return &a;
+	}
+	return nullptr;
+}
+
+void MadService::deliver_request(const Mad &m, const MadAddr &from)
+{
+	const iba::MadHeader &h = m.hdr();
+	Agent *a;
+	bool class_known = false;
+	{
+		SpinGuardBh g(lock_);
+		a = find_agent_locked(h.mgmt_class.get(), h.class_version.get(), h.method.get(), class_known);
+		if (a)
+			a->active_++;
+	}
+	if (a) {
+		a->handler.recv(*a, m, from);
+		put_agent(*a);
+		return;
+	}
+	if (!wants_answer(h.method.get())) {
+		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	/*
+	 * IBA 13.4.7: nobody serves it; answer with the reason.  A class
+	 * served in another version is a bad version, anything else an
+	 * unsupported method.
+	 */
+	bool version_served = false;
+	{
+		SpinGuardBh g(lock_);
+		for (Agent &o : agents_)
+			version_served |= o.mgmt_class == h.mgmt_class.get() && o.class_version == h.class_version.get();
+	}
+	Mad reply = m;
+	iba::MadHeader &r = reply.hdr();
+	uint8_t method = h.method.get() == iba::method::report ? iba::method::report_resp : iba::method::get_resp;
+	r.method.set(method);
+	r.status.set(class_known && !version_served ? status_bad_version : status_method_unsupported);
+	(void)transport_.transmit(reply, from);
+}
+
+void MadService::receive(const Mad &m, const MadAddr &from)
+{
+	/* IBA 13.4.2: base version 1 is the only one; anything else is not a MAD we can answer. */
+	if (m.hdr().base_version.get() != 1) {
+		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (is_response(m.hdr().method.get()))
+		deliver_response(m, from);
+	else
+		deliver_request(m, from);
+}
+
+} // namespace weft::mad

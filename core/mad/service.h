@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The MAD service of one port (IBA Vol 1 13.4-13.5): agents register for a
+ * management class, class version and methods; requests they send carry a
+ * timeout and a retry count and are matched with their responses by TID;
+ * unsolicited requests go to the agent registered for them; a Get or Set
+ * nobody serves is answered with the IBA error status.  The service moves
+ * MADs through a MadTransport (QP0/QP1 of a port; a loopback in tests).
+ */
+#ifndef WEFT_MAD_SERVICE_H
+#define WEFT_MAD_SERVICE_H
+
+#include <weft/iba/mad.h>
+#include <weft/list.h>
+#include <weft/lock.h>
+#include <weft/wait.h>
+#include <weft/work.h>
+
+namespace weft::mad {
+
+/* Where a MAD comes from or goes to (IBA 13.5.1: the addressing a GSI/SMI datagram needs). */
+struct MadAddr {
+	uint16_t lid = 0;
+	uint32_t qpn = 0;
+	uint32_t qkey = 0;
+	uint16_t pkey_index = 0;
+	uint8_t sl = 0;
+};
+
+struct Mad {
+	uint8_t bytes[iba::mad_size];
+
+	iba::MadHeader &hdr() { return *reinterpret_cast<iba::MadHeader *>(bytes); }
+	const iba::MadHeader &hdr() const { return *reinterpret_cast<const iba::MadHeader *>(bytes); }
+};
+
+class MadTransport {
+public:
+	virtual Result<void> transmit(const Mad &m, const MadAddr &to) = 0;
+
+protected:
+	~MadTransport() = default;
+};
+
+class Agent;
+
+/*
+ * A request waiting for its response.  The sender owns it; between a
+ * successful send() and its send_done() callback the service uses it.
+ */
+struct SendReq {
+	Mad mad;
+	MadAddr to;
+	uint32_t timeout_ms = 0; /* 0: no response expected (responses, traps) */
+	uint8_t retries = 0;
+	/* On send_done: 0 with the response, ETIMEDOUT after the retries, ECANCELED at unregistration. */
+	int status = 0;
+	Mad response;
+	MadAddr from;
+
+	ListNode node;
+
+private:
+	friend class MadService;
+	Agent *agent_ = nullptr;
+	uint64_t deadline_ = 0; /* ms, monotonic */
+	uint8_t tries_left_ = 0;
+};
+
+class AgentHandler {
+public:
+	/* An unsolicited MAD for a method this agent registered. */
+	virtual void recv(Agent &a, const Mad &m, const MadAddr &from) = 0;
+	/* A request of this agent completed: answered, timed out or cancelled. */
+	virtual void send_done(Agent &a, SendReq &r) = 0;
+
+protected:
+	~AgentHandler() = default;
+};
+
+class Agent {
+public:
+	Agent(AgentHandler &h, uint8_t mgmt_class, uint8_t class_version) :
+		handler(h), mgmt_class(mgmt_class), class_version(class_version)
+	{
+	}
+	WEFT_NOCOPY(Agent);
+
+	/* Serve method @m (IBA 13.4.5); a response method makes registration fail. */
+	void add_method(uint8_t m) { methods_[m / 32] |= 1u << (m % 32); }
+	bool serves(uint8_t m) const { return (methods_[m / 32] >> (m % 32)) & 1; }
+
+	AgentHandler &handler;
+	const uint8_t mgmt_class, class_version;
+	ListNode node;
+
+private:
+	friend class MadService;
+	uint32_t methods_[8] = {}; /* a bit per method value; 0x80 and up are responses */
+	uint32_t id_ = 0;      /* the high half of the TIDs it sends */
+	uint32_t active_ = 0;  /* callbacks running; under the service's lock */
+	bool registered_ = false;
+};
+
+class MadService {
+public:
+	explicit MadService(MadTransport &t);
+	WEFT_NOCOPY(MadService);
+	~MadService();
+
+	/* EINVAL: no method, or a response method; EBUSY: a method another agent of the class and version serves. */
+	Result<void> register_agent(Agent &a);
+	/*
+	 * Cancel the agent's outstanding requests (send_done with ECANCELED),
+	 * then wait for its callbacks to return: none comes after this.
+	 */
+	void unregister_agent(Agent &a);
+	/*
+	 * Send @r for @a.  A request with a timeout gets a TID naming the
+	 * agent and waits for its response; errors: EINVAL (agent not
+	 * registered), the transport's.
+	 */
+	Result<void> send(Agent &a, SendReq &r);
+	/* A MAD from the transport (any context; never sleeps). */
+	void receive(const Mad &m, const MadAddr &from);
+
+	/* Dropped: malformed, unmatched responses, no agent and no answer due. */
+	uint64_t dropped() const { return __atomic_load_n(&dropped_, __ATOMIC_RELAXED); }
+
+private:
+	static void tick(DelayedWork &w);
+	void arm_timer_locked();
+	void deliver_response(const Mad &m, const MadAddr &from);
+	void deliver_request(const Mad &m, const MadAddr &from);
+	void put_agent(Agent &a);
+	Agent *find_agent_locked(uint8_t cls, uint8_t version, uint8_t method, bool &class_known);
+
+	MadTransport &transport_;
+	SpinLock lock_;
+	List<Agent, &Agent::node> agents_;	       /* under lock_ */
+	List<SendReq, &SendReq::node> outstanding_; /* under lock_ */
+	uint32_t next_id_ = 1;			       /* under lock_ */
+	uint64_t dropped_ = 0;
+	WaitQueue idle_;
+	DelayedWork timer_;
+};
+
+} // namespace weft::mad
+
+#endif

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the MAD service (IBA 13.4-13.5) between two ports joined by a
+ * loopback transport that can lose MADs: agent registration rules,
+ * requests matched with responses by TID, retries and timeouts, the error
+ * answer for a request nobody serves, unmatched responses dropped, and
+ * unregistration cancelling what is outstanding with no callback after.
+ */
+#include <weft/alloc.h>
+#include <weft/test.h>
+
+#include "../service.h"
+
+using namespace weft;
+using namespace weft::mad;
+using weft::test::Test;
+
+namespace {
+
+constexpr uint8_t cls = iba::mgmt_class::perf;
+
+/* Two services, each transmitting into the other; @drop loses the next MADs. */
+struct Loop final : MadTransport {
+	MadService *peer = nullptr;
+	MadAddr self;
+	uint32_t drop = 0, sent = 0;
+	Result<void> transmit(const Mad &m, const MadAddr &) override
+	{
+		__atomic_fetch_add(&sent, 1, __ATOMIC_RELAXED);
+		if (drop) {
+			drop--;
+			return ok();
+		}
+		peer->receive(m, self);
+		return ok();
+	}
+};
+
+/* Answers every Get with a GetResp carrying the request's attribute modifier + 1. */
+struct Responder final : AgentHandler {
+	MadService *svc = nullptr;
+	int requests = 0;
+	void recv(Agent &a, const Mad &m, const MadAddr &from) override
+	{
+		requests++;
+		auto r = make_own<SendReq>(Gfp::Atomic);
+		if (!r)
+			return;
+		SendReq &req = *r.value();
+		req.mad = m;
+		req.mad.hdr().method.set(iba::method::get_resp);
+		req.mad.hdr().attr_mod.set(m.hdr().attr_mod.get() + 1);
+		req.to = from;
+		(void)svc->send(a, req);
+	}
+	void send_done(Agent &, SendReq &) override {}
+};
+
+/* Records how its requests ended. */
+struct Requester final : AgentHandler {
+	int done = 0, last_status = -1;
+	uint16_t resp_status = 0;
+	uint32_t resp_mod = 0;
+	uint64_t resp_tid = 0;
+	void recv(Agent &, const Mad &, const MadAddr &) override {}
+	void send_done(Agent &, SendReq &r) override
+	{
+		last_status = r.status;
+		if (r.status == 0) {
+			resp_status = r.response.hdr().status.get();
+			resp_mod = r.response.hdr().attr_mod.get();
+			resp_tid = r.response.hdr().tid.get();
+		}
+		__atomic_fetch_add(&done, 1, __ATOMIC_RELEASE);
+	}
+};
+
+struct Fixture {
+	Loop la, lb;
+	MadService a{la}, b{lb};
+	Responder rh;
+	Requester qh;
+	Agent server{rh, cls, 1}, client{qh, cls, 1};
+	SendReq req;
+
+	Fixture()
+	{
+		la.peer = &b;
+		lb.peer = &a;
+		la.self.lid = 1;
+		lb.self.lid = 2;
+		rh.svc = &b;
+		server.add_method(iba::method::get);
+	}
+	void make_get(uint8_t mgmt_class, uint8_t version, uint32_t timeout_ms, uint8_t retries)
+	{
+		req.mad = Mad{};
+		iba::MadHeader &h = req.mad.hdr();
+		h.base_version.set(1);
+		h.mgmt_class.set(mgmt_class);
+		h.class_version.set(version);
+		h.method.set(iba::method::get);
+		h.tid.set(0x1234);
+		h.attr_mod.set(41);
+		req.timeout_ms = timeout_ms;
+		req.retries = retries;
+	}
+};
+
+bool wait_done(const int &done, int want)
+{
+	for (int i = 0; i < 3000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) < want; i++)
+		weft_msleep(1);
+	return __atomic_load_n(&done, __ATOMIC_ACQUIRE) >= want;
+}
+
+Result<Own<Fixture>> fixture()
+{
+	auto f = make_own<Fixture>(Gfp::Sleep);
+	if (f) {
+		Fixture &x = *f.value();
+		/* The client serves Trap so it can register (an agent needs a method). */
+		x.client.add_method(iba::method::trap);
+		WEFT_TRY(x.b.register_agent(x.server));
+		WEFT_TRY(x.a.register_agent(x.client));
+	}
+	return f;
+}
+
+void teardown(Fixture &f)
+{
+	f.a.unregister_agent(f.client);
+	f.b.unregister_agent(f.server);
+}
+
+void registration_rules(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	Responder other;
+	Agent same(other, cls, 1), newer(other, cls, 2), none(other, cls, 1), resp(other, cls, 1);
+	same.add_method(iba::method::get);
+	WEFT_EXPECT_ERR(t, x.b.register_agent(same), err::EBUSY); /* Get of class/version taken */
+	newer.add_method(iba::method::get);
+	WEFT_EXPECT_OK(t, x.b.register_agent(newer)); /* another class version */
+	WEFT_EXPECT_ERR(t, x.b.register_agent(none), err::EINVAL);
+	resp.add_method(iba::method::get_resp);
+	WEFT_EXPECT_ERR(t, x.b.register_agent(resp), err::EINVAL);
+	WEFT_EXPECT_ERR(t, x.b.register_agent(newer), err::EINVAL); /* twice */
+	x.b.unregister_agent(newer);
+	teardown(x);
+}
+
+void request_matched_by_tid(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.make_get(cls, 1, 100, 0);
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 1));
+	WEFT_EXPECT_EQ(t, x.qh.last_status, 0);
+	WEFT_EXPECT_EQ(t, x.qh.resp_mod, 42u);
+	WEFT_EXPECT_EQ(t, x.qh.resp_status, uint16_t(0));
+	/* IBA 13.4.6.4: the low half is the requester's, the high half the agent's. */
+	WEFT_EXPECT_EQ(t, x.qh.resp_tid & 0xffffffffu, 0x1234ull);
+	WEFT_EXPECT_NE(t, x.qh.resp_tid >> 32, 0ull);
+	WEFT_EXPECT_EQ(t, x.rh.requests, 1);
+	/* The same response again matches nothing: dropped, no second callback. */
+	uint64_t dropped = x.a.dropped();
+	x.a.receive(x.req.response, x.lb.self);
+	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 1);
+	WEFT_EXPECT_EQ(t, x.qh.done, 1);
+	teardown(x);
+}
+
+/* IBA 13.4.7: a Get nobody serves is answered with the reason. */
+void unserved_requests_answered(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.make_get(iba::mgmt_class::cm, 2, 100, 0); /* nobody serves the class */
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 1));
+	WEFT_EXPECT_EQ(t, x.qh.resp_status, uint16_t(2 << 2)); /* method not supported */
+	x.make_get(cls, 3, 100, 0); /* the class is served, in version 1 only */
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 2));
+	WEFT_EXPECT_EQ(t, x.qh.resp_status, uint16_t(1 << 2)); /* bad version */
+	/* A request of another base version is not answered at all. */
+	uint64_t dropped = x.b.dropped();
+	Mad odd = x.req.mad;
+	odd.hdr().base_version.set(2);
+	x.b.receive(odd, x.la.self);
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 1);
+	teardown(x);
+}
+
+void retries_then_timeout(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	/* Two lost, the third try answered. */
+	x.make_get(cls, 1, 20, 3);
+	x.la.drop = 2;
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 1));
+	WEFT_EXPECT_EQ(t, x.qh.last_status, 0);
+	WEFT_EXPECT_EQ(t, x.la.sent, 3u);
+	/* All lost: the first send and two retries, then ETIMEDOUT. */
+	x.la.sent = 0;
+	x.la.drop = 1000;
+	x.make_get(cls, 1, 20, 2);
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 2));
+	WEFT_EXPECT_EQ(t, x.qh.last_status, int(err::ETIMEDOUT));
+	WEFT_EXPECT_EQ(t, x.la.sent, 3u);
+	x.la.drop = 0;
+	teardown(x);
+}
+
+void unregister_cancels(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.la.drop = 1000;
+	x.make_get(cls, 1, 50, 5);
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	x.a.unregister_agent(x.client);
+	/* Cancelled before unregistration returned ... */
+	WEFT_EXPECT_EQ(t, x.qh.done, 1);
+	WEFT_EXPECT_EQ(t, x.qh.last_status, int(err::ECANCELED));
+	/* ... and nothing after it, not even when the retries would have run out. */
+	weft_msleep(400);
+	WEFT_EXPECT_EQ(t, x.qh.done, 1);
+	WEFT_EXPECT_ERR(t, x.a.send(x.client, x.req), err::EINVAL);
+	x.b.unregister_agent(x.server);
+}
+
+} // namespace
+
+WEFT_TEST_SUITE(weft_mad_service, WEFT_CASE(registration_rules), WEFT_CASE(request_matched_by_tid),
+		WEFT_CASE(unserved_requests_answered), WEFT_CASE(retries_then_timeout),
+		WEFT_CASE(unregister_cancels));
