@@ -2,8 +2,8 @@
 /*
  * weft_mad: the MAD layer (IBA Vol 1 ch. 13-14).  So far the directed-route
  * processing of the subnet management interface (smi.cpp) and the MAD
- * service with its agents (service.cpp); the GSI/SMI QP transport, SMA and
- * PMA build on them (issue 4).
+ * service with its agents (service.cpp), carried over a port's QP1
+ * (qp_transport.cpp); QP0, the SMA and the PMA build on them (issue 4).
  */
 #include <linux/module.h>
 

@@ -121,7 +121,10 @@ public:
 	 * registered), the transport's.
 	 */
 	Result<void> send(Agent &a, SendReq &r);
-	/* A MAD from the transport (any context; never sleeps). */
+	/*
+	 * A MAD from the transport.  Process context: agents' handlers run
+	 * here, and a request nobody serves is answered through transmit().
+	 */
 	void receive(const Mad &m, const MadAddr &from);
 
 	/* Dropped: malformed, unmatched responses, no agent and no answer due. */

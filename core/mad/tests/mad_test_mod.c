@@ -2,11 +2,13 @@
 /* weft_mad_test: KUnit suites of the MAD layer (core/mad/tests/). */
 #include "weft/rt/kunit_api.h"
 
-extern const struct weft_test_suite weft_suite_weft_mad_smi, weft_suite_weft_mad_service;
+extern const struct weft_test_suite weft_suite_weft_mad_smi, weft_suite_weft_mad_service,
+	weft_suite_weft_mad_gsi;
 
 static const struct weft_test_suite *const weft_mad_suites[] = {
 	&weft_suite_weft_mad_smi,
 	&weft_suite_weft_mad_service,
+	&weft_suite_weft_mad_gsi,
 };
 
 WEFT_KUNIT_MODULE(weft_mad_suites, "Weft: KUnit suites of the MAD layer");

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: MADs over the fabric.  The MAD services of weft0 and weft1 talk
+ * through their ports' QP1 (IBA 13.5.1): a Get from an agent on weft0 is
+ * served by an agent on weft1 and its GetResp matched by TID; a Get nobody
+ * on weft1 serves comes back with the unsupported-method status.
+ */
+#include <weft/alloc.h>
+#include <weft/test.h>
+
+#include "../qp_transport.h"
+
+using namespace weft;
+using namespace weft::mad;
+using weft::test::Test;
+
+namespace {
+
+constexpr uint8_t cls = iba::mgmt_class::perf;
+
+/* Answers a Get with the attribute modifier doubled. */
+struct Server final : AgentHandler {
+	MadService *svc = nullptr;
+	int served = 0;
+	MadAddr seen;
+	void recv(Agent &a, const Mad &m, const MadAddr &from) override
+	{
+		served++;
+		seen = from;
+		auto r = make_own<SendReq>(Gfp::Sleep);
+		if (!r)
+			return;
+		r.value()->mad = m;
+		r.value()->mad.hdr().method.set(iba::method::get_resp);
+		r.value()->mad.hdr().attr_mod.set(m.hdr().attr_mod.get() * 2);
+		r.value()->to = from;
+		(void)svc->send(a, *r.value());
+	}
+	void send_done(Agent &, SendReq &) override {}
+};
+
+struct Client final : AgentHandler {
+	int done = 0, status = -1;
+	uint16_t resp_status = 0;
+	uint32_t resp_mod = 0;
+	void recv(Agent &, const Mad &, const MadAddr &) override {}
+	void send_done(Agent &, SendReq &r) override
+	{
+		status = r.status;
+		resp_status = r.response.hdr().status.get();
+		resp_mod = r.response.hdr().attr_mod.get();
+		__atomic_fetch_add(&done, 1, __ATOMIC_RELEASE);
+	}
+};
+
+struct Fixture {
+	Ref<verbs::Device> d0 = verbs::find_device("weft0"), d1 = verbs::find_device("weft1");
+	GsiTransport t0{*d0, 1}, t1{*d1, 1};
+	Server sh;
+	Client ch;
+	Agent server{sh, cls, 1}, client{ch, cls, 1};
+	SendReq req;
+};
+
+bool wait_done(const int &done, int want)
+{
+	for (int i = 0; i < 5000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) < want; i++)
+		weft_msleep(1);
+	return __atomic_load_n(&done, __ATOMIC_ACQUIRE) >= want;
+}
+
+void get(Fixture &f, uint8_t mgmt_class, uint32_t mod, uint16_t dlid)
+{
+	f.req.mad = Mad{};
+	iba::MadHeader &h = f.req.mad.hdr();
+	h.base_version.set(1);
+	h.mgmt_class.set(mgmt_class);
+	h.class_version.set(1);
+	h.method.set(iba::method::get);
+	h.tid.set(77);
+	h.attr_mod.set(mod);
+	f.req.to.lid = dlid;
+	f.req.to.qpn = 1;
+	f.req.timeout_ms = 1000;
+	f.req.retries = 2;
+}
+
+void get_over_qp1(Test &t)
+{
+	if (!verbs::find_device("weft0") || !verbs::find_device("weft1")) {
+		WEFT_EXPECT_TRUE(t, false); /* the default subnet is part of the test host */
+		return;
+	}
+	auto fx = make_own<Fixture>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, fx);
+	Fixture &f = *fx.value();
+	WEFT_ASSERT_OK(t, f.t0.start());
+	WEFT_ASSERT_OK(t, f.t1.start());
+	f.sh.svc = &f.t1.service;
+	f.server.add_method(iba::method::get);
+	f.client.add_method(iba::method::trap);
+	WEFT_ASSERT_OK(t, f.t1.service.register_agent(f.server));
+	WEFT_ASSERT_OK(t, f.t0.service.register_agent(f.client));
+	verbs::PortAttr p0, p1;
+	WEFT_ASSERT_OK(t, f.d0->query_port(1, p0));
+	WEFT_ASSERT_OK(t, f.d1->query_port(1, p1));
+	get(f, cls, 21, p1.lid);
+	WEFT_EXPECT_OK(t, f.t0.service.send(f.client, f.req));
+	WEFT_EXPECT_TRUE(t, wait_done(f.ch.done, 1));
+	WEFT_EXPECT_EQ(t, f.ch.status, 0);
+	WEFT_EXPECT_EQ(t, f.ch.resp_mod, 42u);
+	WEFT_EXPECT_EQ(t, f.sh.served, 1);
+	/* The server saw the request come from weft0's QP1. */
+	WEFT_EXPECT_EQ(t, f.sh.seen.lid, p0.lid);
+	WEFT_EXPECT_EQ(t, f.sh.seen.qpn, 1u);
+	/* IBA 13.4.7: a class nobody on weft1 serves is answered with the reason. */
+	get(f, iba::mgmt_class::cm, 5, p1.lid);
+	WEFT_EXPECT_OK(t, f.t0.service.send(f.client, f.req));
+	WEFT_EXPECT_TRUE(t, wait_done(f.ch.done, 2));
+	WEFT_EXPECT_EQ(t, f.ch.status, 0);
+	WEFT_EXPECT_EQ(t, f.ch.resp_status, uint16_t(2 << 2));
+	f.t0.service.unregister_agent(f.client);
+	f.t1.service.unregister_agent(f.server);
+	f.t0.stop();
+	f.t1.stop();
+}
+
+} // namespace
+
+WEFT_TEST_SUITE(weft_mad_gsi, WEFT_CASE(get_over_qp1));
