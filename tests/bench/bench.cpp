@@ -218,8 +218,11 @@ int weft_bench_one(const char *what, unsigned int seconds)
 	if (!a.p || !b.p)
 		return -weft::err::ENOMEM;
 	Pair c;
+	bool lat = __builtin_strcmp(what, "lat") == 0;
+	if (!lat && __builtin_strcmp(what, "write64k") != 0)
+		return -weft::err::EINVAL;
 	auto r = c.connect(QpType::Rc, weft::iba::Mtu::M4096);
-	if (r && __builtin_strcmp(what, "lat") == 0)
+	if (r && lat)
 		r = send_lat_one(c, a.p, b.p, 64, seconds);
 	else if (r) {
 		auto mr = c.b.ctx->reg_kernel_mr(c.b.pd, b.p, max_size, access::local_write | access::remote_write);

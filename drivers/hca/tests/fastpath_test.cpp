@@ -142,16 +142,7 @@ void handlers_never_run_inside_post(Test &t)
 	/* b's receive completions go to a CQ with the probe as handler. */
 	auto cq = c.b.ctx->create_cq(16, probe_handler, &probe);
 	WEFT_ASSERT_OK(t, cq);
-	WEFT_ASSERT_OK(t, c.b.ctx->destroy_qp(c.b.qp));
-	QpInitAttr init;
-	init.type = QpType::Rc;
-	init.send_cq = c.b.cq;
-	init.recv_cq = cq.value();
-	init.cap.max_send_wr = init.cap.max_recv_wr = 8;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	auto q = c.b.ctx->create_qp(c.b.pd, init);
-	WEFT_ASSERT_OK(t, q);
-	c.b.qp = q.value();
+	WEFT_ASSERT_OK(t, reopen_qp(c.b, cq.value(), nullptr));
 	WEFT_ASSERT_OK(t, to_rts(c.a, c.b, iba::Mtu::M1024, 7));
 	WEFT_ASSERT_OK(t, to_rts(c.b, c.a, iba::Mtu::M1024, 7));
 	static uint8_t msg[64], rbuf[4][64];
@@ -179,13 +170,6 @@ void handlers_never_run_inside_post(Test &t)
 	WEFT_EXPECT_OK(t, c.b.ctx->destroy_cq(cq.value()));
 }
 
-/* Records async events (delivered from the QP's work item, in process context). */
-struct Events final : EventHandler {
-	int count[32] = {};
-	void handle(const Event &e) override { __atomic_fetch_add(&count[int(e.type) & 31], 1, __ATOMIC_RELAXED); }
-	int seen(EventType t) const { return __atomic_load_n(&count[int(t)], __ATOMIC_RELAXED); }
-};
-
 struct FatalFixture {
 	Pair c;
 	Events qp_ev, dev_ev;
@@ -207,17 +191,7 @@ void qp_fatal_on_cq_overrun(Test &t)
 	c.b.dev->add_event_handler(f.dev_ev);
 	auto small = c.b.ctx->create_cq(1, nullptr, nullptr);
 	WEFT_ASSERT_OK(t, small);
-	WEFT_ASSERT_OK(t, c.b.ctx->destroy_qp(c.b.qp));
-	QpInitAttr init;
-	init.type = QpType::Rc;
-	init.send_cq = c.b.cq;
-	init.recv_cq = small.value();
-	init.cap.max_send_wr = init.cap.max_recv_wr = 8;
-	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-	init.events = &f.qp_ev;
-	auto q = c.b.ctx->create_qp(c.b.pd, init);
-	WEFT_ASSERT_OK(t, q);
-	c.b.qp = q.value();
+	WEFT_ASSERT_OK(t, reopen_qp(c.b, small.value(), &f.qp_ev));
 	/* Short ACK timeout, one retry: the unacknowledged message fails fast. */
 	WEFT_ASSERT_OK(t, to_rts(c.a, c.b, iba::Mtu::M1024, 7, 8, 1));
 	WEFT_ASSERT_OK(t, to_rts(c.b, c.a, iba::Mtu::M1024, 7));
@@ -230,11 +204,9 @@ void qp_fatal_on_cq_overrun(Test &t)
 	auto second = wait_wc(c.a.cq);
 	WEFT_ASSERT_OK(t, second);
 	WEFT_EXPECT_EQ(t, static_cast<int>(second.value().status), static_cast<int>(WcStatus::RetryExcErr));
-	for (int i = 0; i < 5000 && f.qp_ev.seen(EventType::QpFatal) == 0; i++)
-		weft_msleep(1);
+	WEFT_EXPECT_TRUE(t, f.qp_ev.wait(EventType::QpFatal, 1));
 	WEFT_EXPECT_EQ(t, f.qp_ev.seen(EventType::QpFatal), 1);
-	for (int i = 0; i < 5000 && f.dev_ev.seen(EventType::CqErr) == 0; i++)
-		weft_msleep(1);
+	WEFT_EXPECT_TRUE(t, f.dev_ev.wait(EventType::CqErr, 1));
 	WEFT_EXPECT_EQ(t, f.dev_ev.seen(EventType::CqErr), 1);
 	WEFT_EXPECT_EQ(t, static_cast<int>(c.b.qp->state()), static_cast<int>(QpState::Err));
 	c.b.dev->remove_event_handler(f.dev_ev);

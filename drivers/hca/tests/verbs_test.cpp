@@ -14,13 +14,6 @@ using weft::test::Test;
 
 namespace {
 
-/* Records async events; handlers run in process context. */
-struct Events final : EventHandler {
-	int count[32] = {};
-	void handle(const Event &e) override { __atomic_fetch_add(&count[int(e.type) & 31], 1, __ATOMIC_RELAXED); }
-	int seen(EventType t) const { return __atomic_load_n(&count[int(t)], __ATOMIC_RELAXED); }
-};
-
 bool wait_for(const int &v, int want)
 {
 	for (int i = 0; i < 5000 && __atomic_load_n(&v, __ATOMIC_RELAXED) < want; i++)
@@ -261,7 +254,7 @@ void comm_established(Test &t)
 	WEFT_ASSERT_OK(t, send_bytes(a2, msg, 2, false));
 	WEFT_ASSERT_OK(t, wait_wc(c.cq));
 	/* Asynchronous (IBA 11.6.3): it may follow the completion. */
-	WEFT_EXPECT_TRUE(t, wait_for(ev.count[int(EventType::CommEst)], 1));
+	WEFT_EXPECT_TRUE(t, ev.wait(EventType::CommEst, 1));
 	WEFT_EXPECT_EQ(t, ev.seen(EventType::CommEst), 1);
 }
 

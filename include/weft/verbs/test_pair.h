@@ -174,6 +174,36 @@ struct Buf {
 	}
 };
 
+/* Counts async events by type; handlers run in process context. */
+struct Events final : EventHandler {
+	int count[32] = {};
+	void handle(const Event &e) override { __atomic_fetch_add(&count[int(e.type) & 31], 1, __ATOMIC_RELAXED); }
+	int seen(EventType t) const { return __atomic_load_n(&count[int(t)], __ATOMIC_RELAXED); }
+	/* Events are asynchronous (IBA 11.6.3): wait up to 5 s for @want of them. */
+	bool wait(EventType t, int want) const
+	{
+		for (int i = 0; i < 5000 && seen(t) < want; i++)
+			weft_msleep(1);
+		return seen(t) >= want;
+	}
+};
+
+/* Replace @s's QP by a fresh RC QP on the same send CQ, @recv_cq and @events, 8 WRs deep. */
+inline Result<void> reopen_qp(Side &s, Cq *recv_cq, EventHandler *events)
+{
+	WEFT_TRY(s.ctx->destroy_qp(s.qp));
+	s.qp = nullptr;
+	QpInitAttr init;
+	init.type = QpType::Rc;
+	init.send_cq = s.cq;
+	init.recv_cq = recv_cq;
+	init.cap.max_send_wr = init.cap.max_recv_wr = 8;
+	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+	init.events = events;
+	s.qp = WEFT_TRY(s.ctx->create_qp(s.pd, init));
+	return ok();
+}
+
 /* A UD QP through INIT, RTR and RTS with @qkey. */
 inline Result<void> ud_ready(Side &s, uint32_t qkey)
 {
