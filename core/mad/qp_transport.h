@@ -11,7 +11,7 @@
 
 #include <weft/verbs/verbs.h>
 
-#include "service.h"
+#include <weft/mad/service.h>
 
 namespace weft::mad {
 

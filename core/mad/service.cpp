@@ -5,7 +5,7 @@
  * agent's `active_` counts its callbacks in progress, so unregistration can
  * cancel what is outstanding and then wait for the last callback.
  */
-#include "service.h"
+#include <weft/mad/service.h>
 
 namespace weft::mad {
 
@@ -46,11 +46,9 @@ MadService::~MadService()
 
 Result<void> MadService::register_agent(Agent &a)
 {
-	bool any = false;
-	for (uint32_t w : a.methods_)
-		any |= w != 0;
+	/* An agent without methods only sends requests (and gets their responses). */
 	bool responses = a.methods_[4] | a.methods_[5] | a.methods_[6] | a.methods_[7];
-	if (!any || responses || a.registered_)
+	if (responses || a.registered_)
 		return Error(err::EINVAL);
 	SpinGuardBh g(lock_);
 	for (Agent &o : agents_) {

@@ -5,7 +5,7 @@
  * each hop records the port it came in on in ReturnPath so the response
  * can retrace it.  HopPointer says where along the path the SMP is.
  */
-#include "smi.h"
+#include <weft/mad/smi.h>
 
 namespace weft::mad {
 

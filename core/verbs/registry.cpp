@@ -101,8 +101,9 @@ void unregister_device(Device &dev)
 		if (!dev.node.linked())
 			return;
 		sysfs_del(exchange(Registry::sysfs(dev), nullptr));
-		for (Client &c : r->clients)
-			c.remove(dev);
+		/* Newest client first: a client may use what an older one provides (umad on MAD). */
+		for (Client *c = r->clients.back(); c; c = r->clients.prev(*c))
+			c->remove(dev);
 		r->devices.remove(dev);
 		Registry::set_registered(dev, false);
 	}

@@ -70,6 +70,12 @@ public:
 
 	T *front() const { return empty() ? nullptr : owner(head_.next_); }
 	T *back() const { return empty() ? nullptr : owner(head_.prev_); }
+	/* The element before @obj (which is on this list), or nullptr at the front. */
+	T *prev(T &obj) const
+	{
+		ListNode *p = node(obj)->prev_;
+		return p == &head_ ? nullptr : owner(p);
+	}
 	T *pop_front()
 	{
 		T *obj = front();

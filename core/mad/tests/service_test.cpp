@@ -9,7 +9,7 @@
 #include <weft/alloc.h>
 #include <weft/test.h>
 
-#include "../service.h"
+#include <weft/mad/service.h>
 
 using namespace weft;
 using namespace weft::mad;
@@ -144,11 +144,12 @@ void registration_rules(Test &t)
 	WEFT_EXPECT_ERR(t, x.b.register_agent(same), err::EBUSY); /* Get of class/version taken */
 	newer.add_method(iba::method::get);
 	WEFT_EXPECT_OK(t, x.b.register_agent(newer)); /* another class version */
-	WEFT_EXPECT_ERR(t, x.b.register_agent(none), err::EINVAL);
+	WEFT_EXPECT_OK(t, x.b.register_agent(none)); /* send-only: conflicts with nobody */
 	resp.add_method(iba::method::get_resp);
 	WEFT_EXPECT_ERR(t, x.b.register_agent(resp), err::EINVAL);
 	WEFT_EXPECT_ERR(t, x.b.register_agent(newer), err::EINVAL); /* twice */
 	x.b.unregister_agent(newer);
+	x.b.unregister_agent(none);
 	teardown(x);
 }
 

@@ -9,7 +9,7 @@
 #include <weft/alloc.h>
 #include <weft/test.h>
 
-#include "../smi.h"
+#include <weft/mad/smi.h>
 
 using namespace weft;
 using namespace weft::mad;

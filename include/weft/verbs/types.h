@@ -176,6 +176,36 @@ struct PortAttr {
 	uint8_t active_speed = 0; /* 1 = SDR ... as PortInfo.LinkSpeedActive(Ext) */
 };
 
+/* What a device's own management agents did with a MAD (Device::process_mad). */
+enum class MadOutcome : uint8_t {
+	NotMine,  /* no firmware agent for it: the MAD layer's agents get it */
+	Consumed, /* handled, nothing to send back (a Set of a trap repress, a bad M_Key) */
+	Reply,    /* the response is in @out */
+};
+
+/* Where a MAD offered to Device::process_mad came from. */
+struct MadIn {
+	uint8_t port = 0; /* arrival port (0: the switch's management port) */
+	uint16_t slid = 0;
+	uint8_t sl = 0;
+	uint32_t src_qp = 0;
+	uint16_t pkey_index = 0;
+};
+
+/* IBA 14.2.5.6 PortInfo.CapabilityMask bits Weft uses. */
+namespace port_cap {
+inline constexpr uint32_t is_sm = 1u << 1, is_notice_supported = 1u << 2,
+			  is_trap_supported = 1u << 3, is_automatic_migration_supported = 1u << 5,
+			  is_sl_mapping_supported = 1u << 6, is_m_key_nvram = 1u << 7,
+			  is_led_info_supported = 1u << 9, is_sm_disabled = 1u << 10,
+			  is_system_image_guid_supported = 1u << 11,
+			  is_pkey_switch_external_port_trap_supported = 1u << 12,
+			  is_extended_speeds_supported = 1u << 14, is_cm_supported = 1u << 16,
+			  is_device_management_supported = 1u << 19, is_vendor_class_supported = 1u << 20,
+			  is_client_reregistration_supported = 1u << 25,
+			  is_capability_mask2_supported = 1u << 15;
+}
+
 /* A port's traffic and error counters (IBA 16.1.3.5, data in 32-bit words). */
 struct PortCounterValues {
 	uint64_t xmit_packets = 0, rcv_packets = 0;

@@ -432,6 +432,32 @@ public:
 		return Error(err::EOPNOTSUPP);
 	}
 
+	/*
+	 * The device's own management agents, as an adapter's firmware runs
+	 * them: the SMA (IBA 14.2.5) and the PMA (IBA 16.1).  The MAD layer
+	 * offers each request arriving on QP0/QP1 (after directed-route
+	 * processing) here first.  @mad and @out are 256 bytes; on Reply @out
+	 * holds the whole response, R bit and status set.
+	 */
+	virtual MadOutcome process_mad(const MadIn &in, const uint8_t *mad, uint8_t *out)
+	{
+		(void)in;
+		(void)mad;
+		(void)out;
+		return MadOutcome::NotMine;
+	}
+	/*
+	 * IBA 11.2.1.3 Modify HCA port attributes: capability bits the host
+	 * owns (IsSM while an SM holds issmN, IBA 14.2.5.6 CapabilityMask).
+	 */
+	virtual Result<void> modify_port(uint8_t port, uint32_t set_caps, uint32_t clear_caps)
+	{
+		(void)port;
+		(void)set_caps;
+		(void)clear_caps;
+		return Error(err::EOPNOTSUPP);
+	}
+
 	/* IBA 14.2.5.2 NodeDescription: 64 bytes, shown in sysfs, set by writes there. */
 	char node_desc[65] = {};
 

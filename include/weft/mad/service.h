@@ -108,7 +108,11 @@ public:
 	WEFT_NOCOPY(MadService);
 	~MadService();
 
-	/* EINVAL: no method, or a response method; EBUSY: a method another agent of the class and version serves. */
+	/*
+	 * EINVAL: a response method, or registered already; EBUSY: a method
+	 * another agent of the class and version serves.  An agent with no
+	 * methods only sends requests and receives their responses.
+	 */
 	Result<void> register_agent(Agent &a);
 	/*
 	 * Cancel the agent's outstanding requests (send_done with ECANCELED),
