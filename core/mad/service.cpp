@@ -7,6 +7,8 @@
  */
 #include <weft/mad/service.h>
 
+#include "rmpp.h"
+
 namespace weft::mad {
 
 namespace {
@@ -33,15 +35,28 @@ bool wants_answer(uint8_t method)
 
 } // namespace
 
+SendReq::~SendReq()
+{
+	delete rx_;
+}
+
 MadService::MadService(MadTransport &t)
 	: transport_(t), lock_(WEFT_LOCK_CLASS("weft_mad_service")),
-	  idle_(WEFT_LOCK_CLASS("weft_mad_idle")), timer_(tick, WEFT_LOCK_CLASS("weft_mad_timer"))
+	  idle_(WEFT_LOCK_CLASS("weft_mad_idle")), timer_(tick, WEFT_LOCK_CLASS("weft_mad_timer")),
+	  rmpp_lock_(WEFT_LOCK_CLASS("weft_mad_rmpp")),
+	  rmpp_timer_(rmpp_tick, WEFT_LOCK_CLASS("weft_mad_rmpp_timer"))
 {
 }
 
 MadService::~MadService()
 {
 	timer_.cancel_sync();
+	rmpp_timer_.cancel_sync();
+	MutexGuard g(rmpp_lock_);
+	while (RmppSend *s = rmpp_sends_.pop_front()) {
+		delete s->sender;
+		delete s;
+	}
 }
 
 Result<void> MadService::register_agent(Agent &a)
@@ -108,7 +123,15 @@ void MadService::unregister_agent(Agent &a)
 
 Result<void> MadService::send(Agent &a, SendReq &r)
 {
+	const bool segmented = a.rmpp && (r.long_msg.size() || rmpp::active(r.mad.bytes));
+	if (r.long_msg.size() && !segmented)
+		return Error(err::EINVAL); /* IBA 13.6: only RMPP carries more than one MAD */
+	if (segmented && r.long_msg.size())
+		__builtin_memcpy(r.mad.bytes, r.long_msg.data(), min(r.long_msg.size(), iba::mad_size));
 	const bool expect = r.timeout_ms && !is_response(r.mad.hdr().method.get());
+	delete exchange(r.rx_, nullptr);
+	r.long_response = Array<uint8_t>();
+	r.long_len = 0;
 	{
 		SpinGuardBh g(lock_);
 		if (!a.registered_)
@@ -125,7 +148,7 @@ Result<void> MadService::send(Agent &a, SendReq &r)
 			arm_timer_locked();
 		}
 	}
-	auto sent = transport_.transmit(r.mad, r.to);
+	auto sent = segmented ? rmpp_send(a, r) : transport_.transmit(r.mad, r.to);
 	if (!sent && expect) {
 		SpinGuardBh g(lock_);
 		/* Still ours unless the timer or a response took it meanwhile: then it completes as usual. */
@@ -283,6 +306,8 @@ void MadService::receive(const Mad &m, const MadAddr &from)
 		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	if (rmpp_receive(m, from))
+		return;
 	if (is_response(m.hdr().method.get()))
 		deliver_response(m, from);
 	else

@@ -44,6 +44,27 @@ inline constexpr uint8_t get = 0x01, set = 0x02, send = 0x03, trap = 0x05, repor
 			 trap_repress = 0x07, get_resp = 0x81, report_resp = 0x86;
 }
 
+/* IBA 13.6.2.1: the RMPP header, right after the common MAD header. */
+struct RmppHeader {
+	be8 version; /* 1 */
+	be8 type;
+	be8 rtime_flags; /* RRespTime:5 RMPPFlags:3 */
+	be8 status;
+	be32 seg_num;
+	be32 paylen_newwin; /* PayloadLength in DATA, NewWindowLast in ACK */
+
+	using Flags = BitField<be8, 0, 3>;
+	using RespTime = BitField<be8, 3, 5>;
+};
+static_assert(sizeof(RmppHeader) == 12);
+
+namespace rmpp_type {
+inline constexpr uint8_t data = 1, ack = 2, stop = 3, abort = 4;
+}
+namespace rmpp_flag {
+inline constexpr uint8_t active = 1, first = 2, last = 4;
+}
+
 /* IBA 14.2.1.2: a directed-route SMP; the LID-routed form (14.2.1.1) shares the first 64 bytes' layout but the DR fields. */
 inline constexpr size_t smp_data_size = 64;
 inline constexpr uint8_t max_dr_hops = 64; /* IBA 14.2.1.2: paths index 0..63 */

@@ -10,8 +10,10 @@
 #ifndef WEFT_MAD_SERVICE_H
 #define WEFT_MAD_SERVICE_H
 
+#include <weft/alloc.h>
 #include <weft/iba/mad.h>
 #include <weft/list.h>
+#include <weft/span.h>
 #include <weft/lock.h>
 #include <weft/wait.h>
 #include <weft/work.h>
@@ -43,19 +45,36 @@ protected:
 };
 
 class Agent;
+namespace rmpp {
+class Receiver;
+class Sender;
+}
 
 /*
  * A request waiting for its response.  The sender owns it; between a
  * successful send() and its send_done() callback the service uses it.
  */
 struct SendReq {
+	SendReq() = default;
+	WEFT_NOCOPY(SendReq);
+	~SendReq();
+
 	Mad mad;
+	/*
+	 * For an RMPP agent (IBA 13.6): a message longer than one MAD, its
+	 * headers then its data, sent in segments instead of @mad.  Only read
+	 * during send().
+	 */
+	ConstBytes long_msg;
 	MadAddr to;
 	uint32_t timeout_ms = 0; /* 0: no response expected (responses, traps) */
 	uint8_t retries = 0;
 	/* On send_done: 0 with the response, ETIMEDOUT after the retries, ECANCELED at unregistration. */
 	int status = 0;
 	Mad response;
+	/* An RMPP agent's reassembled response (its first 256 bytes are also in @response). */
+	Array<uint8_t> long_response;
+	size_t long_len = 0;
 	MadAddr from;
 
 	ListNode node;
@@ -65,6 +84,7 @@ private:
 	Agent *agent_ = nullptr;
 	uint64_t deadline_ = 0; /* ms, monotonic */
 	uint8_t tries_left_ = 0;
+	rmpp::Receiver *rx_ = nullptr; /* a response arriving in segments */
 };
 
 class AgentHandler {
@@ -92,6 +112,8 @@ public:
 
 	AgentHandler &handler;
 	const uint8_t mgmt_class, class_version;
+	/* Set before registering: the service does RMPP (IBA 13.6) for this agent. */
+	bool rmpp = false;
 	ListNode node;
 
 private:
@@ -135,7 +157,29 @@ public:
 	uint64_t dropped() const { return __atomic_load_n(&dropped_, __ATOMIC_RELAXED); }
 
 private:
+	/* One RMPP message being sent (rmpp.h), until its last segment is acknowledged. */
+	struct RmppSend {
+		ListNode node;
+		rmpp::Sender *sender;
+		MadAddr to;
+		uint32_t timeout_ms;
+		uint64_t deadline;
+		uint8_t tries_left;
+		/* Pumps sending its segments (without the lock); the last one frees it once done. */
+		uint32_t users;
+		bool done;
+	};
+
 	static void tick(DelayedWork &w);
+	void drop() { __atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED); }
+	Result<void> rmpp_send(Agent &a, SendReq &r);
+	void rmpp_pump(RmppSend &s);
+	void rmpp_finish_locked(RmppSend &s);
+	void rmpp_put(RmppSend &s);
+	static void rmpp_tick(DelayedWork &w);
+	bool rmpp_receive(const Mad &m, const MadAddr &from);
+	void rmpp_ack_arrived(const Mad &m);
+	void rmpp_response_segment(const Mad &m, const MadAddr &from);
 	void arm_timer_locked();
 	void deliver_response(const Mad &m, const MadAddr &from);
 	void deliver_request(const Mad &m, const MadAddr &from);
@@ -150,6 +194,10 @@ private:
 	uint64_t dropped_ = 0;
 	WaitQueue idle_;
 	DelayedWork timer_;
+	/* RMPP messages in flight (process context only); transmits happen without it. */
+	Mutex rmpp_lock_;
+	List<RmppSend, &RmppSend::node> rmpp_sends_; /* under rmpp_lock_ */
+	DelayedWork rmpp_timer_;
 };
 
 } // namespace weft::mad

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RMPP, the reliable multi-packet transaction protocol (IBA Vol 1 13.6):
+ * a message longer than one MAD travels as numbered DATA segments, each
+ * a whole MAD that repeats the message's headers, inside a window the
+ * receiver opens with ACKs.  This is the protocol's logic for one
+ * message on either side; the MAD service (service.cpp) owns the timers,
+ * the matching and the transport.
+ */
+#ifndef WEFT_MAD_RMPP_H
+#define WEFT_MAD_RMPP_H
+
+#include <weft/alloc.h>
+#include <weft/mad/service.h>
+
+namespace weft::mad::rmpp {
+
+/* IBA 13.6.2.1: the common MAD header plus the RMPP header. */
+inline constexpr size_t rmpp_hdr = 36;
+/* Segments a receiver lets the sender have in flight (fewer than QP1's receive ring). */
+inline constexpr uint32_t window = 16;
+/* IBA 13.6.3: time the other side gets before a window is sent again, and how often. */
+inline constexpr uint32_t default_timeout_ms = 1000;
+inline constexpr uint8_t default_retries = 3;
+
+/* Classes whose MADs may carry RMPP (IBA 13.6.1: SA, device management, vendor range 2). */
+bool class_uses_rmpp(uint8_t mgmt_class);
+/* Where a segment's data starts: after every header the class has (13.4.3, 15.2.1.1, 16.3.1). */
+size_t data_offset(uint8_t mgmt_class);
+
+inline const iba::RmppHeader &header(const uint8_t *mad)
+{
+	return *reinterpret_cast<const iba::RmppHeader *>(mad + sizeof(iba::MadHeader));
+}
+inline iba::RmppHeader &header(uint8_t *mad)
+{
+	return *reinterpret_cast<iba::RmppHeader *>(mad + sizeof(iba::MadHeader));
+}
+/* A MAD of an RMPP class with RMPP version 1 and the Active flag: it is part of RMPP. */
+bool active(const uint8_t *mad);
+
+/* The sending side of one message (IBA 13.6.5.1). */
+class Sender {
+public:
+	/* A copy of @msg (its headers, data_offset() bytes, then the data); EINVAL if shorter. */
+	static Result<Own<Sender>> make(ConstBytes msg);
+
+	uint32_t count() const { return count_; }
+	/* Segment @seg (1-based) as it goes on the wire. */
+	void build(uint32_t seg, Mad &out) const;
+
+	/* The next segment the window allows, or 0. */
+	uint32_t take_next();
+	enum class Ack : uint8_t { Ignored, Progress, Done };
+	/* IBA 13.6.5.1: an ACK of segments up to @seg with the window open to @newwin. */
+	Ack ack(uint32_t seg, uint32_t newwin);
+	/* The window's segments timed out: send again from the first unacknowledged. */
+	void rewind() { next_ = last_ack_ + 1; }
+
+	uint64_t tid() const;
+	void set_tid(uint64_t tid);
+	uint8_t mgmt_class() const { return data_[1]; }
+
+private:
+	Sender() = default;
+	Array<uint8_t> data_;
+	size_t len_ = 0, off_ = 0, seg_size_ = 0;
+	uint32_t count_ = 0, pad_ = 0;
+	uint32_t last_ack_ = 0, window_last_ = 1, next_ = 1;
+};
+
+/* The receiving side of one message (IBA 13.6.5.2). */
+class Receiver {
+public:
+	enum class Step : uint8_t {
+		Wait,  /* in order, window still open: nothing to send */
+		Ack,   /* send ack() (window end, duplicate or gap) */
+		Done,  /* the last segment is in: send ack(), then take the message */
+		Abort, /* a segment that breaks the protocol: give up on the message */
+	};
+	/* Feed one DATA segment (it is active() and of type DATA). */
+	Step add(const Mad &seg, Gfp gfp);
+	/* The ACK for what has arrived in order, addressed like @seg. */
+	void ack(const Mad &seg, Mad &out) const;
+	/* The whole message: the first segment's headers, then every segment's data. */
+	Array<uint8_t> take(size_t &len);
+
+private:
+	Result<void> grow(size_t need, Gfp gfp);
+
+	Array<uint8_t> data_;
+	size_t len_ = 0, off_ = 0;
+	uint32_t expected_ = 1, window_last_ = 0;
+};
+
+} // namespace weft::mad::rmpp
+
+#endif
