@@ -12,32 +12,18 @@
 #include <weft/test.h>
 
 #include "../rmpp.h"
+#include "loop.h"
 
 using namespace weft;
 using namespace weft::mad;
 using weft::test::Test;
+using weft::mad::testing::Loop;
 
 namespace {
 
 constexpr uint8_t sa = iba::mgmt_class::subn_adm;
 constexpr uint8_t get_table = 0x12, get_table_resp = 0x92; /* IBA 15.4.2 */
 constexpr size_t sa_hdr = 56, seg_data = iba::mad_size - sa_hdr;
-
-/* Each MAD transmitted gets a number; those in @lose never arrive. */
-struct LossyLoop final : MadTransport {
-	MadService *peer = nullptr;
-	MadAddr self;
-	uint64_t lose = 0;
-	uint32_t sent = 0;
-	Result<void> transmit(const Mad &m, const MadAddr &) override
-	{
-		uint32_t n = __atomic_fetch_add(&sent, 1, __ATOMIC_RELAXED);
-		if (n < 64 && (lose >> n) & 1)
-			return ok();
-		peer->receive(m, self);
-		return ok();
-	}
-};
 
 uint8_t pattern(size_t i)
 {
@@ -90,7 +76,7 @@ struct TableClient final : AgentHandler {
 };
 
 struct Fixture {
-	LossyLoop la, lb;
+	Loop la, lb;
 	MadService a{la}, b{lb};
 	TableServer sh;
 	TableClient ch;

@@ -11,30 +11,16 @@
 
 #include <weft/mad/service.h>
 
+#include "loop.h"
+
 using namespace weft;
 using namespace weft::mad;
 using weft::test::Test;
+using weft::mad::testing::Loop;
 
 namespace {
 
 constexpr uint8_t cls = iba::mgmt_class::perf;
-
-/* Two services, each transmitting into the other; @drop loses the next MADs. */
-struct Loop final : MadTransport {
-	MadService *peer = nullptr;
-	MadAddr self;
-	uint32_t drop = 0, sent = 0;
-	Result<void> transmit(const Mad &m, const MadAddr &) override
-	{
-		__atomic_fetch_add(&sent, 1, __ATOMIC_RELAXED);
-		if (drop) {
-			drop--;
-			return ok();
-		}
-		peer->receive(m, self);
-		return ok();
-	}
-};
 
 /* Answers every Get with a GetResp carrying the request's attribute modifier + 1. */
 struct Responder final : AgentHandler {
