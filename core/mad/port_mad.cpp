@@ -97,11 +97,15 @@ PortMad::~PortMad()
 Result<void> PortMad::start()
 {
 	WEFT_TRY(smi_.qp.start());
-	return gsi_.qp.start();
+	WEFT_TRY(gsi_.qp.start());
+	return sa_.start();
 }
 
 void PortMad::stop()
 {
+	/* The SA client's queries end (cancelled); memberships outlive the port, orphaned. */
+	sa_.stop();
+	sa_orphan(device, port);
 	/* Phase one: nothing arrives or loops back any more; sends fail with ENODEV. */
 	smi_.qp.stop();
 	smi_.loop.stop();

@@ -19,6 +19,7 @@
 #include <weft/mad/smi.h>
 
 #include "qp_transport.h"
+#include "sa_client.h"
 
 namespace weft::mad {
 
@@ -62,6 +63,7 @@ public:
 
 	MadService &smi() override { return smi_.service; }
 	MadService &gsi() override { return gsi_.service; }
+	SaPort &sa() { return sa_; }
 
 	ListNode node;
 
@@ -100,6 +102,7 @@ private:
 
 	Smi smi_;
 	Gsi gsi_;
+	SaPort sa_{*this};
 };
 
 } // namespace weft::mad

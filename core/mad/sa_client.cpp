@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The kernel SA client (IBA Vol 1 15.4): queries, path cache, multicast joins. */
+#include <weft/list.h>
+#include <weft/log.h>
+#include <weft/mad/port.h>
+#include <weft/wait.h>
+
+#include "port_mad.h"
+#include "qp_transport.h"
+#include "sa_client.h"
+
+namespace weft::mad {
+
+namespace {
+
+const Logger log("weft_mad");
+
+/* IBA 15.2.1.1, table 181: the SA's own status codes (MAD status bits 8-14). */
+constexpr uint16_t sa_status_no_records = 3u << 8;
+
+/* IBA 13.4.6.4: how long the SA gets, and how often it is asked again. */
+constexpr uint32_t sa_timeout_ms = 1000;
+constexpr uint8_t sa_retries = 3;
+
+struct Pending {
+	SendReq req;
+	Completion done;
+};
+
+SaPort *sa_of(verbs::Device &dev, uint8_t port)
+{
+	MadPort *p = find_port(dev, port);
+	return p ? &static_cast<PortMad *>(p)->sa() : nullptr;
+}
+
+} // namespace
+
+SaPort::SaPort(MadPort &p) : port(p), cache_lock_(WEFT_LOCK_CLASS("weft_mad_sa_cache")) {}
+
+SaPort::~SaPort()
+{
+	stop();
+}
+
+Result<void> SaPort::start()
+{
+	agent_.rmpp = true; /* GetTable answers come in segments (IBA 15.4.2) */
+	WEFT_TRY(port.gsi().register_agent(agent_));
+	port.device.add_event_handler(*this);
+	started_ = true;
+	return ok();
+}
+
+void SaPort::stop()
+{
+	if (!exchange(started_, false))
+		return;
+	port.device.remove_event_handler(*this);
+	port.gsi().unregister_agent(agent_); /* queries in flight end with ECANCELED */
+}
+
+void SaPort::send_done(Agent &, SendReq &r)
+{
+	container_of(&r, &Pending::req)->done.complete();
+}
+
+void SaPort::handle(const verbs::Event &e)
+{
+	using verbs::EventType;
+	if (e.port != port.port)
+		return;
+	switch (e.type) {
+	case EventType::LidChange:
+	case EventType::SmChange:
+	case EventType::PkeyChange:
+	case EventType::ClientReregister:
+	case EventType::PortActive:
+	case EventType::PortErr:
+		__atomic_fetch_add(&gen_, 1, __ATOMIC_RELAXED);
+		break;
+	default:
+		break;
+	}
+}
+
+Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec, size_t len,
+			 Answer &out)
+{
+	verbs::PortAttr pa;
+	WEFT_TRY(port.device.query_port(port.port, pa));
+	if (!pa.sm_lid || len > iba::sa_data_size)
+		return Error(pa.sm_lid ? err::EINVAL : err::ENODEV);
+	auto pending = WEFT_TRY(make_own<Pending>(Gfp::Sleep));
+	SendReq &r = pending->req;
+	iba::MadHeader &h = r.mad.hdr();
+	h.base_version.set(1);
+	h.mgmt_class.set(iba::mgmt_class::subn_adm);
+	h.class_version.set(iba::sa_class_version);
+	h.method.set(method);
+	h.tid.set(__atomic_fetch_add(&next_tid_, 1, __ATOMIC_RELAXED));
+	h.attr_id.set(attr);
+	auto *sah = reinterpret_cast<iba::SaHeader *>(r.mad.bytes + 36);
+	sah->comp_mask.set(comp_mask);
+	__builtin_memcpy(r.mad.bytes + iba::sa_data_offset, rec, len);
+	r.to = MadAddr{pa.sm_lid, 1, gsi_qkey, 0, pa.sm_sl};
+	r.timeout_ms = sa_timeout_ms;
+	r.retries = sa_retries;
+	WEFT_TRY(port.gsi().send(agent_, r));
+	pending->done.wait(); /* bounded: the service times the request out */
+	if (r.status)
+		return Error(r.status);
+	uint16_t status = r.response.hdr().status.get();
+	if (status)
+		return Error((status & 0x7f00) == sa_status_no_records ? err::ENOENT : err::EREMOTEIO);
+	out.first = r.response;
+	out.len = r.long_len ? r.long_len : iba::mad_size;
+	out.all = move(r.long_response);
+	return ok();
+}
+
+/* IBA 15.2.5.16: one reversible path from this port to @dgid in @pkey. */
+Result<iba::PathRecord> SaPort::resolve_path(const verbs::Gid &dgid, uint16_t pkey)
+{
+	uint64_t gen = __atomic_load_n(&gen_, __ATOMIC_RELAXED);
+	{
+		SpinGuardBh g(cache_lock_);
+		for (Cached &c : cache_)
+			if (c.gen == gen && c.pkey == pkey && c.dgid == dgid)
+				return c.rec;
+	}
+	auto sgid = WEFT_TRY(port.device.query_gid(port.port, 0));
+	iba::PathRecord want{};
+	__builtin_memcpy(want.dgid, dgid.raw, 16);
+	__builtin_memcpy(want.sgid, sgid.raw, 16);
+	want.pkey.set(pkey);
+	iba::PathRecord::Reversible::set(want.num_path, 1);
+	iba::PathRecord::NumbPath::set(want.num_path, 1);
+	auto rec = WEFT_TRY(sa::get_path(port.device, port.port, want,
+					 iba::pr_comp::dgid | iba::pr_comp::sgid | iba::pr_comp::pkey |
+						 iba::pr_comp::reversible | iba::pr_comp::numb_path));
+	SpinGuardBh g(cache_lock_);
+	Cached &c = cache_[cache_next_++ % cache_size];
+	c = Cached{dgid, pkey, gen, rec};
+	return rec;
+}
+
+namespace sa {
+
+Result<iba::PathRecord> get_path(verbs::Device &dev, uint8_t port, const iba::PathRecord &want,
+				 uint64_t comp_mask)
+{
+	SaPort *s = sa_of(dev, port);
+	if (!s)
+		return Error(err::ENODEV);
+	SaPort::Answer a;
+	WEFT_TRY(s->ask(iba::sa_method::get, iba::sa_attr::path_record, comp_mask, &want, sizeof(want), a));
+	iba::PathRecord rec;
+	__builtin_memcpy(&rec, a.records() + iba::sa_data_offset, sizeof(rec));
+	return rec;
+}
+
+Result<iba::PathRecord> resolve_path(verbs::Device &dev, uint8_t port, const verbs::Gid &dgid,
+				     uint16_t pkey)
+{
+	SaPort *s = sa_of(dev, port);
+	if (!s)
+		return Error(err::ENODEV);
+	return s->resolve_path(dgid, pkey);
+}
+
+Result<size_t> get_services(verbs::Device &dev, uint8_t port, const iba::ServiceRecord &want,
+			    uint64_t comp_mask, iba::ServiceRecord *out, size_t max)
+{
+	SaPort *s = sa_of(dev, port);
+	if (!s)
+		return Error(err::ENODEV);
+	SaPort::Answer a;
+	WEFT_TRY(s->ask(iba::sa_method::get_table, iba::sa_attr::service_record, comp_mask, &want,
+			sizeof(want), a));
+	/* IBA 15.2.1.1: AttributeOffset is the record stride in 8-byte words. */
+	const auto *sah = reinterpret_cast<const iba::SaHeader *>(a.records() + 36);
+	size_t stride = size_t(sah->attr_offset.get()) * 8;
+	if (!stride)
+		return size_t(0);
+	size_t n = (a.len - iba::sa_data_offset) / stride;
+	for (size_t i = 0; i < n && i < max; i++)
+		__builtin_memcpy(&out[i], a.records() + iba::sa_data_offset + i * stride,
+				 min(stride, sizeof(iba::ServiceRecord)));
+	return n;
+}
+
+} // namespace sa
+
+} // namespace weft::mad

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One CA port's SA client (include/weft/mad/sa.h): a send-only RMPP agent
+ * of class SA version 2 on the port's GSI, the waiting queries, and a
+ * small path cache that every subnet change of the port invalidates.
+ */
+#ifndef WEFT_MAD_SA_CLIENT_H
+#define WEFT_MAD_SA_CLIENT_H
+
+#include <weft/mad/sa.h>
+#include <weft/mad/service.h>
+
+namespace weft::mad {
+
+class MadPort;
+
+class SaPort final : public AgentHandler, public verbs::EventHandler {
+public:
+	explicit SaPort(MadPort &p);
+	WEFT_NOCOPY(SaPort);
+	~SaPort();
+
+	Result<void> start();
+	/* Unregister (cancelling queries in flight), stop listening to events. */
+	void stop();
+
+	/*
+	 * One SA request and its answer.  @rec (of @len bytes) is the record
+	 * after the SA header; on success the response's record area (a
+	 * GetTable's whole message) is in @out.
+	 */
+	struct Answer {
+		Mad first;
+		Array<uint8_t> all; /* a segmented (RMPP) answer; else empty */
+		size_t len = 0;
+		const uint8_t *records() const { return all.size() ? all.data() : first.bytes; }
+	};
+	Result<void> ask(uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec, size_t len,
+			 Answer &out);
+
+	Result<iba::PathRecord> resolve_path(const verbs::Gid &dgid, uint16_t pkey);
+
+	/* AgentHandler */
+	void recv(Agent &, const Mad &, const MadAddr &) override {}
+	void send_done(Agent &a, SendReq &r) override;
+	/* EventHandler: subnet changes of this port make the cache stale. */
+	void handle(const verbs::Event &e) override;
+
+	MadPort &port;
+
+private:
+	struct Cached {
+		verbs::Gid dgid;
+		uint16_t pkey;
+		uint64_t gen;
+		iba::PathRecord rec;
+	};
+	static constexpr uint32_t cache_size = 16;
+
+	Agent agent_{*this, iba::mgmt_class::subn_adm, iba::sa_class_version};
+	bool started_ = false;
+	uint32_t next_tid_ = 1;
+	uint64_t gen_ = 1; /* bumped by subnet changes; a cached path of an older one is stale */
+	SpinLock cache_lock_;
+	Cached cache_[cache_size] = {}; /* under cache_lock_; gen 0 is empty */
+	uint32_t cache_next_ = 0;	/* under cache_lock_ */
+};
+
+/* Multicast memberships (sa_mcast.cpp): module init/exit, and a port going away. */
+void sa_groups_init();
+void sa_groups_exit();
+void sa_orphan(verbs::Device &dev, uint8_t port);
+
+} // namespace weft::mad
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SA client for kernel consumers (IBA Vol 1 15.4): questions to the
+ * subnet administrator of a CA port's subnet (at the port's SM LID, over
+ * QP1), asked in process context and waited for.  A caller that goes
+ * away cannot get a late answer: each call returns only when its query
+ * is answered, timed out or cancelled.
+ *
+ * Errors: ENODEV (no such CA port, or no SM known to it yet), ETIMEDOUT
+ * (no answer after the retries), ENOENT (the SA has no such record),
+ * EREMOTEIO (the SA answered with another error status), ECANCELED (the
+ * port went away meanwhile), ENOMEM.
+ */
+#ifndef WEFT_MAD_SA_H
+#define WEFT_MAD_SA_H
+
+#include <weft/iba/sa.h>
+#include <weft/verbs/verbs.h>
+
+namespace weft::mad::sa {
+
+/* A SubnAdmGet(PathRecord) with the fields @comp_mask names (pr_comp bits). */
+Result<iba::PathRecord> get_path(verbs::Device &dev, uint8_t port, const iba::PathRecord &want,
+				 uint64_t comp_mask);
+/*
+ * The path from this port to @dgid in partition @pkey, from the port's
+ * cache when one was found since the subnet last changed for the port
+ * (LID, SM, P_Key table, client reregistration, port activation).
+ */
+Result<iba::PathRecord> resolve_path(verbs::Device &dev, uint8_t port, const verbs::Gid &dgid,
+				     uint16_t pkey);
+
+/*
+ * Multicast membership (IBA 15.2.5.17), counted across users: the first
+ * join of an MGID on a port asks the SA (SubnAdmSet), later ones share
+ * it; the last leave tells the SA (SubnAdmDelete).  @rec carries the MGID
+ * and JoinState and whatever else @comp_mask names; the port GID is
+ * filled in.  The membership's record is the SA's answer (MLID, Q_Key...).
+ */
+struct Membership;
+Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberRecord &rec,
+			  uint64_t comp_mask);
+const iba::McMemberRecord &record(const Membership &m);
+void leave(Membership *m);
+
+/* SubnAdmGetTable(ServiceRecord): up to @max records into @out; how many there were. */
+Result<size_t> get_services(verbs::Device &dev, uint8_t port, const iba::ServiceRecord &want,
+			    uint64_t comp_mask, iba::ServiceRecord *out, size_t max);
+
+} // namespace weft::mad::sa
+
+#endif
