@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The GSI transport of the MAD service (IBA 13.5.1). */
+/* QP0 and QP1 as MAD datagram pipes (IBA 13.5.1). */
 #include "qp_transport.h"
 
 namespace weft::mad {
 
 using namespace weft::verbs;
 
-GsiTransport::GsiTransport(Device &dev, uint8_t port)
-	: dev_(dev), port_(port), poll_lock_(WEFT_LOCK_CLASS("weft_mad_gsi_poll_lock")),
-	  poll_work_(poll, WEFT_LOCK_CLASS("weft_mad_gsi_poll"))
+QpTransport::QpTransport(Device &dev, uint8_t port, QpType type, MadSink &sink)
+	: dev_(dev), port_(port), type_(type), sink_(sink),
+	  poll_lock_(WEFT_LOCK_CLASS("weft_mad_qp_poll_lock")),
+	  send_lock_(WEFT_LOCK_CLASS("weft_mad_qp_send")),
+	  poll_work_(poll, WEFT_LOCK_CLASS("weft_mad_qp_poll"))
 {
 }
 
-GsiTransport::~GsiTransport()
+QpTransport::~QpTransport()
 {
 	stop();
 }
 
-Result<void> GsiTransport::start()
+Result<void> QpTransport::start()
 {
 	bufs_ = WEFT_TRY(Array<RecvBuf>::make(Gfp::Sleep, ring));
 	ctx_ = WEFT_TRY(Context::open(dev_, "weft_mad"));
@@ -25,17 +27,21 @@ Result<void> GsiTransport::start()
 	mr_ = WEFT_TRY(ctx_->get_dma_mr(pd_, access::local_write));
 	cq_ = WEFT_TRY(ctx_->create_cq(2 * ring + 64, cq_event, this));
 	QpInitAttr init;
-	init.type = QpType::Gsi;
+	init.type = type_;
 	init.port = port_;
 	init.send_cq = init.recv_cq = cq_;
 	init.cap.max_send_wr = 64;
 	init.cap.max_recv_wr = ring;
 	init.cap.max_send_sge = init.cap.max_recv_sge = 1;
 	qp_ = WEFT_TRY(ctx_->create_qp(pd_, init));
-	/* IBA 10.3.1, 11.2.5.2: QP1 (its port fixed at creation) through INIT with P_Key index and Q_Key, RTR, RTS. */
+	/*
+	 * IBA 10.3.1, 11.2.5.2: the special QP (its port fixed at creation)
+	 * through INIT with P_Key index and Q_Key, RTR, RTS.  QP0 has no
+	 * Q_Key check (IBA 10.2.5), but INIT takes one all the same.
+	 */
 	QpAttr at;
 	at.state = QpState::Init;
-	at.qkey = gsi_qkey;
+	at.qkey = type_ == QpType::Gsi ? gsi_qkey : 0;
 	WEFT_TRY(ctx_->modify_qp(qp_, at, qp_attr::state | qp_attr::pkey_index | qp_attr::qkey));
 	for (uint32_t i = 0; i < ring; i++)
 		WEFT_TRY(post_recv(i));
@@ -48,7 +54,7 @@ Result<void> GsiTransport::start()
 	return ok();
 }
 
-void GsiTransport::stop()
+void QpTransport::stop()
 {
 	if (!ctx_)
 		return;
@@ -58,9 +64,13 @@ void GsiTransport::stop()
 		stopping_ = true;
 	}
 	poll_work_.cancel_sync();
-	if (qp_)
-		(void)ctx_->destroy_qp(qp_);
-	qp_ = nullptr;
+	{
+		/* No sender is inside post_send once this holds; later ones see no QP. */
+		MutexGuard g(send_lock_);
+		if (qp_)
+			(void)ctx_->destroy_qp(qp_);
+		qp_ = nullptr;
+	}
 	/* Phase two: what completed but was never polled still owns AHs and slots. */
 	Wc wc;
 	while (cq_ && cq_->poll(Span<Wc>(&wc, 1)))
@@ -73,7 +83,7 @@ void GsiTransport::stop()
 	cq_ = nullptr;
 }
 
-Result<void> GsiTransport::post_recv(uint32_t i)
+Result<void> QpTransport::post_recv(uint32_t i)
 {
 	Sge sg{reinterpret_cast<uint64_t>(bufs_[i].bytes), sizeof(RecvBuf), mr_->lkey};
 	RecvWr r;
@@ -82,8 +92,11 @@ Result<void> GsiTransport::post_recv(uint32_t i)
 	return qp_->post_recv(r);
 }
 
-Result<void> GsiTransport::transmit(const Mad &m, const MadAddr &to)
+Result<void> QpTransport::send(const Mad &m, const MadAddr &to)
 {
+	MutexGuard g(send_lock_);
+	if (!qp_)
+		return Error(err::ENODEV);
 	auto *slot = new (Gfp::Sleep) SendSlot;
 	if (!slot)
 		return Error(err::ENOMEM);
@@ -106,7 +119,7 @@ Result<void> GsiTransport::transmit(const Mad &m, const MadAddr &to)
 	wr.send_flags = send_flag::signaled;
 	wr.ud.ah = slot->ah;
 	wr.ud.remote_qpn = to.qpn;
-	wr.ud.remote_qkey = to.qkey ? to.qkey : gsi_qkey;
+	wr.ud.remote_qkey = type_ == QpType::Smi ? 0 : to.qkey ? to.qkey : gsi_qkey;
 	wr.ud.pkey_index = to.pkey_index;
 	auto posted = qp_->post_send(wr);
 	if (!posted) {
@@ -116,15 +129,15 @@ Result<void> GsiTransport::transmit(const Mad &m, const MadAddr &to)
 	return posted;
 }
 
-void GsiTransport::cq_event(Cq &, void *arg)
+void QpTransport::cq_event(Cq &, void *arg)
 {
-	auto *t = static_cast<GsiTransport *>(arg);
+	auto *t = static_cast<QpTransport *>(arg);
 	SpinGuardIrq g(t->poll_lock_);
 	if (!t->stopping_)
 		t->poll_work_.queue();
 }
 
-void GsiTransport::handle(const Wc &wc)
+void QpTransport::handle(const Wc &wc)
 {
 	if (wc.opcode == WcOpcode::Send) {
 		auto *slot = reinterpret_cast<SendSlot *>(wc.wr_id);
@@ -142,19 +155,19 @@ void GsiTransport::handle(const Wc &wc)
 		MadAddr from;
 		from.lid = wc.slid;
 		from.qpn = wc.src_qp;
-		from.qkey = gsi_qkey;
+		from.qkey = type_ == QpType::Gsi ? gsi_qkey : 0;
 		from.pkey_index = wc.pkey_index;
 		from.sl = wc.sl;
-		service.receive(m, from);
+		sink_.arrived(m, from);
 	}
 	if (wc.status != WcStatus::WrFlushErr)
 		(void)post_recv(i);
 }
 
 /* Process context: agents' handlers run from here. */
-void GsiTransport::poll(Work &w)
+void QpTransport::poll(Work &w)
 {
-	auto *t = container_of(&w, &GsiTransport::poll_work_);
+	auto *t = container_of(&w, &QpTransport::poll_work_);
 	Wc wc[8];
 	for (;;) {
 		size_t n = t->cq_->poll(Span<Wc>(wc, 8));

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * MADs on the wire: a MadTransport over a port's GSI QP (QP1, IBA 13.5.1)
- * with the port's MadService on top.  Receives arrive on a ring of posted
- * buffers and are handed to the service from a work item (process
- * context, so agents may sleep); each send gets its own copy of the MAD
- * and an address handle, released when its completion is polled.
+ * MADs on the wire: one of a port's special QPs, QP0 (SMI) or QP1 (GSI),
+ * IBA 13.5.1, as a datagram pipe for whole MADs.  Receives arrive on a
+ * ring of posted buffers and are handed to the sink from a work item
+ * (process context, so agents may sleep); each send gets its own copy of
+ * the MAD and an address handle, released when its completion is polled.
+ * What runs on top (directed-route processing, the device's firmware
+ * agents, the MadService) is the port's business (port.cpp).
  */
 #ifndef WEFT_MAD_QP_TRANSPORT_H
 #define WEFT_MAD_QP_TRANSPORT_H
@@ -18,21 +20,29 @@ namespace weft::mad {
 /* IBA 13.5.1: QP1's well-known Q_Key. */
 inline constexpr uint32_t gsi_qkey = 0x80010000;
 
-class GsiTransport final : public MadTransport {
+/* Where a special QP's arrivals go (process context). */
+class MadSink {
 public:
-	GsiTransport(verbs::Device &dev, uint8_t port);
-	WEFT_NOCOPY(GsiTransport);
-	~GsiTransport();
+	virtual void arrived(const Mad &m, const MadAddr &from) = 0;
 
-	/* Open a context, create QP1 of the port and bring it to RTS with receives posted. */
+protected:
+	~MadSink() = default;
+};
+
+class QpTransport final {
+public:
+	/* @type: QpType::Smi (QP0) or QpType::Gsi (QP1). */
+	QpTransport(verbs::Device &dev, uint8_t port, verbs::QpType type, MadSink &sink);
+	WEFT_NOCOPY(QpTransport);
+	~QpTransport();
+
+	/* Open a context, create the QP and bring it to RTS with receives posted. */
 	Result<void> start();
-	/* Two-phase: stop the poller, destroy QP1 (flushing), release everything. */
+	/* Two-phase: stop the poller, destroy the QP (flushing), release everything. */
 	void stop();
 
-	/* Process context.  ENOMEM, or the verbs error of the AH or the post. */
-	Result<void> transmit(const Mad &m, const MadAddr &to) override;
-
-	MadService service{*this};
+	/* Process context.  ENOMEM, ENODEV (stopped), or the verbs error of the AH or the post. */
+	Result<void> send(const Mad &m, const MadAddr &to);
 
 private:
 	static constexpr uint32_t ring = 16;
@@ -52,6 +62,8 @@ private:
 
 	verbs::Device &dev_;
 	const uint8_t port_;
+	const verbs::QpType type_;
+	MadSink &sink_;
 	verbs::Context *ctx_ = nullptr;
 	verbs::Pd *pd_ = nullptr;
 	verbs::Mr *mr_ = nullptr;
@@ -61,6 +73,8 @@ private:
 	/* Set before the poller is cancelled; checked where it is queued (under poll_lock_). */
 	SpinLock poll_lock_;
 	bool stopping_ = false;
+	/* Senders in send(); stop() waits for them before destroying the QP. */
+	Mutex send_lock_;
 	Work poll_work_;
 };
 

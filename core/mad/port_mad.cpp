@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A CA port's SMI and GSI (IBA 13.5, 14.2.2): see port_mad.h. */
+#include <weft/alloc.h>
+
+#include "port_mad.h"
+
+namespace weft::mad {
+
+using verbs::MadOutcome;
+using verbs::QpType;
+
+namespace {
+
+bool is_request(const Mad &m)
+{
+	return !(m.hdr().method.get() & 0x80);
+}
+
+bool is_dr(const Mad &m)
+{
+	return m.hdr().mgmt_class.get() == iba::mgmt_class::subn_directed_route;
+}
+
+iba::Smp &smp_of(Mad &m)
+{
+	return *reinterpret_cast<iba::Smp *>(m.bytes);
+}
+
+/* IBA 14.2.5.1 SMInfo: an SM answers it, never an SMA (C14-?: "SMInfo is supported only by SMs"). */
+constexpr uint16_t attr_sm_info = 0x0020;
+
+} // namespace
+
+Loopback::Loopback(MadService &svc)
+	: svc_(svc), lock_(WEFT_LOCK_CLASS("weft_mad_loopback")),
+	  work_(run, WEFT_LOCK_CLASS("weft_mad_loopback_work"))
+{
+}
+
+Loopback::~Loopback()
+{
+	stop();
+}
+
+Result<void> Loopback::post(const Mad &m, const MadAddr &from)
+{
+	auto *it = new (Gfp::Sleep) Item;
+	if (!it)
+		return Error(err::ENOMEM);
+	it->mad = m;
+	it->from = from;
+	SpinGuardBh g(lock_);
+	if (stopping_) {
+		delete it;
+		return Error(err::ENODEV);
+	}
+	items_.push_back(*it);
+	work_.queue();
+	return ok();
+}
+
+void Loopback::run(Work &w)
+{
+	auto *l = container_of(&w, &Loopback::work_);
+	for (;;) {
+		Item *it;
+		{
+			SpinGuardBh g(l->lock_);
+			it = l->items_.pop_front();
+		}
+		if (!it)
+			return;
+		l->svc_.receive(it->mad, it->from);
+		delete it;
+	}
+}
+
+void Loopback::stop()
+{
+	{
+		SpinGuardBh g(lock_);
+		stopping_ = true;
+	}
+	work_.cancel_sync();
+	SpinGuardBh g(lock_);
+	while (Item *it = items_.pop_front())
+		delete it;
+}
+
+PortMad::PortMad(verbs::Device &dev, uint8_t port) : MadPort(dev, port), smi_(*this), gsi_(*this) {}
+
+PortMad::~PortMad()
+{
+	stop();
+}
+
+Result<void> PortMad::start()
+{
+	WEFT_TRY(smi_.qp.start());
+	return gsi_.qp.start();
+}
+
+void PortMad::stop()
+{
+	/* Phase one: nothing arrives or loops back any more; sends fail with ENODEV. */
+	smi_.qp.stop();
+	smi_.loop.stop();
+	gsi_.qp.stop();
+}
+
+/*
+ * The device's firmware agents see requests first (in-tree drivers call
+ * this process_mad).  @answer says whether @reply is to be sent.
+ */
+bool PortMad::firmware(const Mad &m, const MadAddr &from, Mad &reply, bool &answer)
+{
+	answer = false;
+	if (!is_request(m))
+		return false;
+	verbs::MadIn in;
+	in.port = port;
+	in.slid = from.lid;
+	in.sl = from.sl;
+	in.src_qp = from.qpn;
+	in.pkey_index = from.pkey_index;
+	MadOutcome o = device.process_mad(in, m.bytes, reply.bytes);
+	answer = o == MadOutcome::Reply;
+	return o != MadOutcome::NotMine;
+}
+
+PortMad::Smi::Smi(PortMad &p) : port(p), qp(p.device, p.port, QpType::Smi, *this) {}
+
+mad::DrNode PortMad::Smi::dr_node() const
+{
+	return mad::DrNode{false, port.device.num_ports()};
+}
+
+/* From the service: an agent's request or response, or the service's own error answer. */
+Result<void> PortMad::Smi::transmit(const Mad &m, const MadAddr &to)
+{
+	Mad copy = m;
+	return out(copy, to);
+}
+
+/*
+ * IBA 14.2.2.2/14.2.2.4 at the sending CA: a directed-route SMP takes its
+ * first step here.  It leaves by the port (DLID permissive while
+ * directed), by LID, or never leaves: a request for this port's own SMA
+ * or a response that is already home.
+ */
+Result<void> PortMad::Smi::out(Mad &m, const MadAddr &to)
+{
+	MadAddr dst = to;
+	dst.qpn = 0;
+	if (!is_dr(m))
+		return qp.send(m, dst);
+	iba::Smp &smp = smp_of(m);
+	/* IBA 14.2.2.3: a response travels back with D set, whoever built it. */
+	if (!is_request(m))
+		iba::Smp::Direction::set(smp.status, 1);
+	DrStep step = dr_step(smp, dr_node(), 0);
+	switch (step.action) {
+	case DrAction::Forward:
+		dst.lid = iba::permissive_lid;
+		return qp.send(m, dst);
+	case DrAction::LidRoute:
+		dst.lid = iba::Smp::Direction::get(smp.status) ? smp.dr_slid.get() : smp.dr_dlid.get();
+		return qp.send(m, dst);
+	case DrAction::ToSma:
+		to_sma(m, MadAddr{iba::permissive_lid, 0, 0, 0, 0});
+		return ok();
+	case DrAction::ToSm:
+		return loop.post(m, MadAddr{iba::permissive_lid, 0, 0, 0, 0});
+	case DrAction::Discard:
+		break;
+	}
+	__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+	return Error(err::EINVAL);
+}
+
+/* A request for this port's SMA; an SM's own SMInfo and whatever the SMA leaves go to the agents. */
+void PortMad::Smi::to_sma(const Mad &m, const MadAddr &from)
+{
+	Mad reply;
+	bool answer = false;
+	if (m.hdr().attr_id.get() != attr_sm_info && port.firmware(m, from, reply, answer)) {
+		if (answer)
+			(void)out(reply, from);
+		return;
+	}
+	(void)loop.post(m, from);
+}
+
+/* From QP0: IBA 14.2.2 at the receiving CA. */
+void PortMad::Smi::arrived(const Mad &in, const MadAddr &from)
+{
+	Mad m = in;
+	if (!is_dr(m)) {
+		if (is_request(m))
+			to_sma(m, from);
+		else
+			service.receive(m, from);
+		return;
+	}
+	DrStep step = dr_step(smp_of(m), dr_node(), port.port);
+	switch (step.action) {
+	case DrAction::ToSma:
+		to_sma(m, from);
+		return;
+	case DrAction::ToSm:
+		service.receive(m, from);
+		return;
+	case DrAction::Forward:	 /* a CA never forwards (dr_step discards such paths) */
+	case DrAction::LidRoute: /* nor routes by LID */
+	case DrAction::Discard:
+		break;
+	}
+	__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+}
+
+PortMad::Gsi::Gsi(PortMad &p) : port(p), qp(p.device, p.port, QpType::Gsi, *this) {}
+
+Result<void> PortMad::Gsi::transmit(const Mad &m, const MadAddr &to)
+{
+	return qp.send(m, to);
+}
+
+void PortMad::Gsi::arrived(const Mad &m, const MadAddr &from)
+{
+	Mad reply;
+	bool answer = false;
+	if (port.firmware(m, from, reply, answer)) {
+		if (answer)
+			(void)qp.send(reply, from);
+		return;
+	}
+	service.receive(m, from);
+}
+
+} // namespace weft::mad

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One CA port's MAD interface (include/weft/mad/port.h), built from its
+ * two special QPs:
+ *
+ * - SMI (QP0, IBA 14.2.2): directed-route SMPs take a dr_step() on every
+ *   send and arrival; requests that reach this port go to the device's
+ *   SMA (Device::process_mad) first, the rest and all responses to the
+ *   port's SMI MadService (the agents of an SM or a diag).  A request to
+ *   this very port (hop count 0, the first thing an SM sends) never
+ *   touches the wire: the loopback hands the SMA's answer back.
+ * - GSI (QP1, IBA 13.5.1): requests the device's firmware serves (the PMA)
+ *   are answered there; everything else goes to the GSI MadService.
+ */
+#ifndef WEFT_MAD_PORT_IMPL_H
+#define WEFT_MAD_PORT_IMPL_H
+
+#include <weft/mad/port.h>
+#include <weft/mad/smi.h>
+
+#include "qp_transport.h"
+
+namespace weft::mad {
+
+/* MADs handed back to this port's services without the wire, delivered in process context. */
+class Loopback {
+public:
+	explicit Loopback(MadService &svc);
+	WEFT_NOCOPY(Loopback);
+	~Loopback();
+
+	/* ENOMEM, or ENODEV once stopping. */
+	Result<void> post(const Mad &m, const MadAddr &from);
+	/* Two-phase: refuse new MADs, wait for the delivery work, drop the rest. */
+	void stop();
+
+private:
+	struct Item {
+		Mad mad;
+		MadAddr from;
+		ListNode node;
+	};
+	static void run(Work &w);
+
+	MadService &svc_;
+	SpinLock lock_;
+	List<Item, &Item::node> items_; /* under lock_ */
+	bool stopping_ = false;		/* under lock_ */
+	Work work_;
+};
+
+class PortMad final : public MadPort {
+public:
+	PortMad(verbs::Device &dev, uint8_t port);
+	WEFT_NOCOPY(PortMad);
+	~PortMad();
+
+	/* Both QPs up, receives posted. */
+	Result<void> start();
+	/* Stop arrivals and loopback, then cancel every agent's requests (their owners unregister). */
+	void stop();
+
+	MadService &smi() override { return smi_.service; }
+	MadService &gsi() override { return gsi_.service; }
+
+	ListNode node;
+
+	/* Counted drops: directed-route discards, sends that could not go out. */
+	uint64_t smi_dropped() const { return __atomic_load_n(&smi_.dropped, __ATOMIC_RELAXED); }
+
+private:
+	/* QP0: the SMI. */
+	struct Smi final : MadTransport, MadSink {
+		explicit Smi(PortMad &p);
+		Result<void> transmit(const Mad &m, const MadAddr &to) override;
+		void arrived(const Mad &m, const MadAddr &from) override;
+		Result<void> out(Mad &m, const MadAddr &to);
+		void to_sma(const Mad &m, const MadAddr &from);
+		mad::DrNode dr_node() const;
+
+		PortMad &port;
+		MadService service{*this};
+		QpTransport qp;
+		Loopback loop{service};
+		uint64_t dropped = 0;
+	};
+	/* QP1: the GSI. */
+	struct Gsi final : MadTransport, MadSink {
+		explicit Gsi(PortMad &p);
+		Result<void> transmit(const Mad &m, const MadAddr &to) override;
+		void arrived(const Mad &m, const MadAddr &from) override;
+
+		PortMad &port;
+		MadService service{*this};
+		QpTransport qp;
+	};
+
+	/* Offer a request to the device's own agents; true if they took it. */
+	bool firmware(const Mad &m, const MadAddr &from, Mad &reply, bool &answer);
+
+	Smi smi_;
+	Gsi gsi_;
+};
+
+} // namespace weft::mad
+
+#endif
