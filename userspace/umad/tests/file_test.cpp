@@ -122,9 +122,9 @@ struct Msg {
 	iba::MadHeader &mad(size_t hs) { return *reinterpret_cast<iba::MadHeader *>(bytes + hs); }
 };
 
-Msg request(size_t hs, uint32_t id, uint8_t cls, uint8_t method, uint32_t timeout_ms, uint32_t tid)
+Msg &request(Msg &m, size_t hs, uint32_t id, uint8_t cls, uint8_t method, uint32_t timeout_ms, uint32_t tid)
 {
-	Msg m;
+	m = Msg{};
 	m.hdr().id = id;
 	m.hdr().timeout_ms = timeout_ms;
 	m.hdr().retries = 0;
@@ -153,6 +153,19 @@ Result<size_t> read(File &f, Msg &m, size_t len)
 	return f.read(b);
 }
 
+/* Everything a test uses, on the heap (kernel stacks are small). */
+struct Env {
+	FakePort port;
+	Wakes wa, wb;
+	File a{port, wa.waker()}, b{port, wb.waker()};
+	Msg m, in, out, resp;
+	~Env()
+	{
+		a.close();
+		b.close();
+	}
+};
+
 void method_mask(Test &t)
 {
 	uint32_t longs[4] = {1u << 1, 1u << 31, 1u << 0, 1u << 31};
@@ -171,9 +184,12 @@ void method_mask(Test &t)
 
 void register_rules(Test &t)
 {
-	FakePort port;
-	Wakes w;
-	File f(port, w.waker());
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	[[maybe_unused]] Wakes &w = e.wa;
+	File &f = e.a;
 	WEFT_EXPECT_ERR(t, reg(f, reg_req(2, perf, 1)), err::EINVAL);		   /* bad QP */
 	WEFT_EXPECT_ERR(t, reg(f, reg_req(1, 0x01, 1)), err::EINVAL);		   /* SM class on QP1 */
 	WEFT_EXPECT_ERR(t, reg(f, reg_req(0, perf, 1)), err::EINVAL);		   /* GS class on QP0 */
@@ -214,9 +230,12 @@ void register_rules(Test &t)
 
 void register_agent2(Test &t)
 {
-	FakePort port;
-	Wakes w;
-	File f(port, w.waker());
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	[[maybe_unused]] Wakes &w = e.wa;
+	File &f = e.a;
 	abi::RegReq2 r = {};
 	r.qpn = 1;
 	r.mgmt_class = perf;
@@ -239,13 +258,16 @@ void register_agent2(Test &t)
 
 void write_validation(Test &t)
 {
-	FakePort port;
-	Wakes w;
-	File f(port, w.waker());
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	[[maybe_unused]] Wakes &w = e.wa;
+	File &f = e.a;
 	WEFT_ASSERT_OK(t, enable_pkey(f));
 	const size_t hs = abi::hdr_size;
 	uint32_t id = reg(f, reg_req(1, perf, 1)).value();
-	Msg m = request(hs, id, perf, iba::method::get, 0, 1);
+	Msg &m = request(e.m, hs, id, perf, iba::method::get, 0, 1);
 	WEFT_EXPECT_ERR(t, write(f, m, hs + 35), err::EINVAL);	/* shorter than MAD + RMPP header */
 	WEFT_EXPECT_ERR(t, write(f, m, 10), err::EINVAL);
 	m.hdr().id = 32;
@@ -276,9 +298,12 @@ void write_validation(Test &t)
 
 void request_response(Test &t)
 {
-	FakePort port;
-	Wakes wa, wb;
-	File a(port, wa.waker()), b(port, wb.waker());
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	Wakes &wb = e.wb;
+	File &a = e.a, &b = e.b;
 	WEFT_ASSERT_OK(t, enable_pkey(a));
 	WEFT_ASSERT_OK(t, enable_pkey(b));
 	const size_t hs = abi::hdr_size;
@@ -286,14 +311,14 @@ void request_response(Test &t)
 	(void)reg(b, reg_req(1, 0, 0)); /* b's agent 0 is send-only: the server is agent 1 */
 	uint32_t idb = reg(b, reg_req(1, perf, 1, 1u << iba::method::get)).value();
 	WEFT_ASSERT_EQ(t, idb, 1u);
-	Msg m = request(hs, ida, perf, iba::method::get, 1000, 0x1234);
+	Msg &m = request(e.m, hs, ida, perf, iba::method::get, 1000, 0x1234);
 	m.hdr().pkey_index = 2;
 	WEFT_ASSERT_EQ(t, write(a, m, hs + 256).value(), hs + 256);
 	/* b received the request: its agent id, the sender's address. */
 	WEFT_EXPECT_TRUE(t, b.readable());
 	WEFT_EXPECT_EQ(t, b.poll(), WEFT_UMAD_POLL_IN);
 	WEFT_EXPECT_GE(t, wb.n, 1);
-	Msg in;
+	Msg &in = e.in;
 	WEFT_ASSERT_EQ(t, read(b, in, sizeof(in.bytes)).value(), hs + 256);
 	WEFT_EXPECT_EQ(t, in.hdr().id, idb);
 	WEFT_EXPECT_EQ(t, in.hdr().status, 0u);
@@ -307,14 +332,15 @@ void request_response(Test &t)
 	WEFT_EXPECT_EQ(t, b.poll(), 0u);
 	WEFT_EXPECT_TRUE(t, !a.readable());
 	/* b answers through its send-only agent, to where the request came from. */
-	Msg resp = in;
+	Msg &resp = e.resp;
+	resp = in;
 	resp.hdr().id = 0;
 	resp.hdr().timeout_ms = 0;
 	resp.mad(hs).method.set(iba::method::get_resp);
 	resp.mad(hs).attr_mod.set(99);
 	WEFT_ASSERT_EQ(t, write(b, resp, hs + 256).value(), hs + 256);
 	/* a gets the response for its agent, TID low half as it wrote it. */
-	Msg out;
+	Msg &out = e.out;
 	WEFT_ASSERT_EQ(t, read(a, out, sizeof(out.bytes)).value(), hs + 256);
 	WEFT_EXPECT_EQ(t, out.hdr().id, ida);
 	WEFT_EXPECT_EQ(t, out.hdr().status, 0u);
@@ -327,17 +353,20 @@ void request_response(Test &t)
 
 void old_header(Test &t)
 {
-	FakePort port;
-	Wakes w;
-	File f(port, w.waker());
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	[[maybe_unused]] Wakes &w = e.wa;
+	File &f = e.a;
 	const size_t hs = abi::hdr_size_old;
 	uint32_t id = reg(f, reg_req(1, perf, 1)).value();
 	WEFT_EXPECT_EQ(t, f.hdr_size(), hs);
 	/* A Get nobody serves: the service answers with an error status, which comes back here. */
-	Msg m = request(hs, id, 0x05, iba::method::get, 1000, 77);
+	Msg &m = request(e.m, hs, id, 0x05, iba::method::get, 1000, 77);
 	m.mad(hs).mgmt_class.set(perf);
 	WEFT_ASSERT_EQ(t, write(f, m, hs + 256).value(), hs + 256);
-	Msg out;
+	Msg &out = e.out;
 	WEFT_ASSERT_EQ(t, read(f, out, sizeof(out.bytes)).value(), hs + 256);
 	WEFT_EXPECT_EQ(t, out.hdr().length, uint32_t(hs + 256));
 	WEFT_EXPECT_EQ(t, out.mad(hs).method.get(), iba::method::get_resp);
@@ -348,25 +377,28 @@ void old_header(Test &t)
 
 void read_semantics(Test &t)
 {
-	FakePort port;
-	Wakes w;
-	File f(port, w.waker());
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	[[maybe_unused]] Wakes &w = e.wa;
+	File &f = e.a;
 	WEFT_ASSERT_OK(t, enable_pkey(f));
 	const size_t hs = abi::hdr_size;
 	uint32_t srv = reg(f, reg_req(1, perf, 1, 1u << iba::method::set)).value();
 	uint32_t cli = reg(f, reg_req(1, perf, 1)).value();
-	Msg out;
+	Msg &out = e.out;
 	WEFT_EXPECT_ERR(t, read(f, out, sizeof(out.bytes)), err::EAGAIN);
 	WEFT_EXPECT_ERR(t, read(f, out, hs - 1), err::EINVAL);
 	/* Two unsolicited Sets (no timeout) reach the serving agent, in order. */
 	for (uint32_t tid = 1; tid <= 2; tid++) {
-		Msg m = request(hs, cli, perf, iba::method::set, 0, tid);
+		Msg &m = request(e.m, hs, cli, perf, iba::method::set, 0, tid);
 		WEFT_ASSERT_EQ(t, write(f, m, hs + 256).value(), hs + 256);
 	}
 	WEFT_EXPECT_EQ(t, f.queued(), 2u);
 	/* Too small for the whole MAD: EINVAL and the message stays first. */
 	WEFT_EXPECT_ERR(t, read(f, out, hs + 100), err::EINVAL);
-	Msg fault_buf;
+	Msg &fault_buf = e.resp;
 	Mem bad(fault_buf.bytes, sizeof(fault_buf.bytes));
 	bad.fault = true;
 	WEFT_EXPECT_ERR(t, f.read(bad), err::EFAULT);
@@ -382,20 +414,23 @@ void read_semantics(Test &t)
 
 void timeout_comes_back(Test &t)
 {
-	FakePort port;
-	Wakes w;
-	File f(port, w.waker());
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	[[maybe_unused]] Wakes &w = e.wa;
+	File &f = e.a;
 	WEFT_ASSERT_OK(t, enable_pkey(f));
 	const size_t hs = abi::hdr_size;
 	uint32_t id = reg(f, reg_req(1, perf, 1)).value();
 	port.l1.drop = 1000;
-	Msg m = request(hs, id, perf, iba::method::get, 20, 0x55);
+	Msg &m = request(e.m, hs, id, perf, iba::method::get, 20, 0x55);
 	m.hdr().retries = 1;
 	m.hdr().length = 1234;
 	WEFT_ASSERT_EQ(t, write(f, m, hs + 256).value(), hs + 256);
 	for (int i = 0; i < 200 && !f.readable(); i++)
 		weft_msleep(10);
-	Msg out;
+	Msg &out = e.out;
 	WEFT_ASSERT_EQ(t, read(f, out, sizeof(out.bytes)).value(), hs + 24);
 	WEFT_EXPECT_EQ(t, out.hdr().status, uint32_t(err::ETIMEDOUT));
 	WEFT_EXPECT_EQ(t, out.hdr().id, id);
@@ -408,39 +443,42 @@ void timeout_comes_back(Test &t)
 
 void close_with_outstanding(Test &t)
 {
-	FakePort port;
-	Wakes w;
-	auto *f = new (Gfp::Sleep) File(port, w.waker());
-	WEFT_ASSERT_TRUE(t, f);
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	File *f = &e.a;
 	const size_t hs = abi::hdr_size_old;
 	uint32_t id = reg(*f, reg_req(1, perf, 1, 1u << iba::method::set)).value();
 	port.l1.drop = 1000;
 	for (uint32_t tid = 0; tid < 8; tid++) {
-		Msg m = request(hs, id, perf, iba::method::get, 60000, tid);
+		Msg &m = request(e.m, hs, id, perf, iba::method::get, 60000, tid);
 		WEFT_EXPECT_EQ(t, write(*f, m, hs + 256).value(), hs + 256);
 	}
 	port.l1.drop = 0;
-	Msg s = request(hs, id, perf, iba::method::set, 0, 100); /* one queued receive */
+	Msg &s = request(e.resp, hs, id, perf, iba::method::set, 0, 100); /* one queued receive */
 	WEFT_EXPECT_EQ(t, write(*f, s, hs + 256).value(), hs + 256);
 	WEFT_EXPECT_EQ(t, f->queued(), 1u);
 	/* Closing cancels the 8 requests and frees them and the queue (kmemleak checks). */
 	f->close();
 	WEFT_EXPECT_EQ(t, f->queued(), 0u);
-	delete f;
 	/* The service has no agent left: a new one may take the Set method. */
-	File g(port, w.waker());
+	File &g = e.b;
 	WEFT_EXPECT_EQ(t, reg(g, reg_req(1, perf, 1, 1u << iba::method::set)).value(), 0u);
 	g.close();
 }
 
 void port_gone(Test &t)
 {
-	FakePort port;
-	Wakes w;
-	File f(port, w.waker());
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	[[maybe_unused]] Wakes &w = e.wa;
+	File &f = e.a;
 	const size_t hs = abi::hdr_size_old;
 	uint32_t id = reg(f, reg_req(1, perf, 1, 1u << iba::method::set)).value();
-	Msg s = request(hs, id, perf, iba::method::set, 0, 1);
+	Msg &s = request(e.resp, hs, id, perf, iba::method::set, 0, 1);
 	WEFT_ASSERT_EQ(t, write(f, s, hs + 256).value(), hs + 256);
 	int wakes = w.n;
 	f.kill();
@@ -448,7 +486,7 @@ void port_gone(Test &t)
 	WEFT_EXPECT_GT(t, w.n, wakes); /* readers woken */
 	WEFT_EXPECT_TRUE(t, f.readable());
 	WEFT_EXPECT_EQ(t, f.poll(), WEFT_UMAD_POLL_ERR);
-	Msg out;
+	Msg &out = e.out;
 	WEFT_EXPECT_ERR(t, read(f, out, sizeof(out.bytes)), err::EIO);
 	WEFT_EXPECT_ERR(t, write(f, s, hs + 256), err::EIO);
 	WEFT_EXPECT_ERR(t, reg(f, reg_req(1, perf, 1)), err::EPIPE);
