@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user_mad operations of one open file (file.h).  Behaviour follows
+ * the in-tree 6.1 ABI: the errno of every refusal, the header layout by
+ * ENABLE_PKEY, a too-small read buffer failing with EINVAL and leaving
+ * the message queued, an unanswered request coming back with status
+ * ETIMEDOUT and only its 24-byte MAD header, EIO once the port is gone.
+ */
+#include <weft/alloc.h>
+#include <weft/log.h>
+
+#include "file.h"
+#include "umad_kapi.h"
+
+namespace weft::umad {
+
+namespace {
+
+constexpr Logger log("weft_umad");
+
+/* IBA 13.4.3 + 13.6.2: the common MAD header and the RMPP header (the in-tree minimum write). */
+constexpr size_t mad_hdr_size = sizeof(iba::MadHeader);
+constexpr size_t min_write_mad = 36;
+
+/* In-tree limits of a registration (MAX_MGMT_CLASS, MAX_MGMT_VERSION, IB_MGMT_RMPP_VERSION). */
+constexpr uint8_t max_class = 80;
+constexpr uint8_t max_class_version = 0x83;
+constexpr uint8_t rmpp_v1 = 1;
+
+bool is_vendor_range2(uint8_t c)
+{
+	return c >= 0x30 && c <= 0x4f;
+}
+
+bool is_response(uint8_t method)
+{
+	return method & 0x80;
+}
+
+} // namespace
+
+bool is_rmpp_class(uint8_t c)
+{
+	/* SA, device management, device administration, BIS and vendor range 2. */
+	return c == iba::mgmt_class::subn_adm || c == 0x06 || c == 0x10 || c == 0x12 ||
+	       is_vendor_range2(c);
+}
+
+MethodMask MethodMask::from_longs(const uint32_t m[4])
+{
+	/* Two little-endian longs (or four u32 from a 32-bit caller): the same bytes. */
+	MethodMask r;
+	for (int i = 0; i < 4; i++)
+		r.w[i] = m[i];
+	return r;
+}
+
+MethodMask MethodMask::from_u64(const uint64_t m[2])
+{
+	MethodMask r;
+	for (int i = 0; i < 2; i++) {
+		r.w[2 * i] = static_cast<uint32_t>(m[i]);
+		r.w[2 * i + 1] = static_cast<uint32_t>(m[i] >> 32);
+	}
+	return r;
+}
+
+Result<void> Registration::validate() const
+{
+	if (qpn > 1)
+		return Error(err::EINVAL);
+	if (rmpp_version > rmpp_v1)
+		return Error(err::EINVAL);
+	if (flags & ~abi::supported_flags)
+		return Error(err::EINVAL);
+	if (!mgmt_class) {
+		/* No class: an agent that only sends; user RMPP means nothing there. */
+		return flags & abi::flag_user_rmpp ? Result<void>(Error(err::EINVAL)) : ok();
+	}
+	if (class_version >= max_class_version)
+		return Error(err::EINVAL);
+	if (mgmt_class >= max_class && mgmt_class != iba::mgmt_class::subn_directed_route)
+		return Error(err::EINVAL);
+	if (is_vendor_range2(mgmt_class) && !oui)
+		return Error(err::EINVAL);
+	if (oui & 0xff000000u)
+		return Error(err::EINVAL);
+	if (rmpp_version && !is_rmpp_class(mgmt_class))
+		return Error(err::EINVAL);
+	if (qpn_of_class(mgmt_class) != qpn)
+		return Error(err::EINVAL);
+	return ok();
+}
+
+File::File(Services &s, Waker w)
+	: services_(s), waker_(w), lock_(WEFT_LOCK_CLASS("weft_umad_file")),
+	  qlock_(WEFT_LOCK_CLASS("weft_umad_queue"))
+{
+}
+
+File::~File()
+{
+	for (FileAgent *a : agents_)
+		if (a)
+			weft_warn(__FILE__, __LINE__, "umad file freed with agents");
+}
+
+/* --- agents ------------------------------------------------------------------ */
+
+Result<uint32_t> File::register_agent(const Registration &r)
+{
+	MutexGuard g(lock_);
+	if (dead())
+		return Error(err::EPIPE);
+	WEFT_TRY(r.validate());
+	mad::MadService *svc = services_.service(static_cast<uint8_t>(r.qpn));
+	if (!svc)
+		return Error(err::EPIPE);
+	uint32_t id = 0;
+	while (id < abi::max_agents && agents_[id])
+		id++;
+	if (id == abi::max_agents)
+		return Error(err::ENOMEM); /* in-tree: "Max Agents reached" */
+	auto *a = new (Gfp::Sleep) FileAgent(*this, *svc, static_cast<uint8_t>(id), r);
+	if (!a)
+		return Error(err::ENOMEM);
+	if (r.mgmt_class)
+		for (unsigned m = 0; m < 128; m++)
+			if (r.methods.has(static_cast<uint8_t>(m)))
+				a->agent.add_method(static_cast<uint8_t>(m));
+	auto reg = svc->register_agent(a->agent);
+	if (!reg) {
+		delete a;
+		return reg.error();
+	}
+	agents_[id] = a;
+	already_used_ = true;
+	return id;
+}
+
+Result<void> File::unregister_agent(uint32_t id)
+{
+	FileAgent *a;
+	{
+		MutexGuard g(lock_);
+		if (id >= abi::max_agents || dead() || !agents_[id])
+			return Error(err::EINVAL);
+		a = exchange(agents_[id], nullptr);
+		/* Under lock_, so no write can be sending through it; callbacks drain. */
+		a->svc.unregister_agent(a->agent);
+	}
+	delete a;
+	return ok();
+}
+
+void File::unregister_all_locked()
+{
+	lock_.assert_held();
+	for (FileAgent *&slot : agents_) {
+		if (FileAgent *a = exchange(slot, nullptr)) {
+			a->svc.unregister_agent(a->agent);
+			delete a;
+		}
+	}
+}
+
+Result<void> File::ioctl(unsigned int cmd, UserBuf &arg)
+{
+	switch (cmd) {
+	case abi::ioc_register_agent: {
+		abi::RegReq u;
+		if (arg.size < sizeof(u))
+			return Error(err::EINVAL);
+		WEFT_TRY(arg.copy_in(&u, 0, sizeof(u)));
+		Registration r;
+		r.qpn = u.qpn;
+		r.mgmt_class = u.mgmt_class;
+		r.class_version = u.mgmt_class_version;
+		r.oui = uint32_t(u.oui[0]) << 16 | uint32_t(u.oui[1]) << 8 | u.oui[2];
+		r.rmpp_version = u.rmpp_version;
+		r.methods = MethodMask::from_longs(u.method_mask);
+		uint32_t id = WEFT_TRY(register_agent(r));
+		auto put = arg.copy_out(__builtin_offsetof(abi::RegReq, id), &id, sizeof(id));
+		if (!put)
+			(void)unregister_agent(id);
+		return put;
+	}
+	case abi::ioc_register_agent2: {
+		abi::RegReq2 u;
+		if (arg.size < sizeof(u))
+			return Error(err::EINVAL);
+		WEFT_TRY(arg.copy_in(&u, 0, sizeof(u)));
+		if (u.flags & ~abi::supported_flags) {
+			/* Tell the caller what is supported, as in-tree does. */
+			uint32_t sup = abi::supported_flags;
+			WEFT_TRY(arg.copy_out(__builtin_offsetof(abi::RegReq2, flags), &sup, sizeof(sup)));
+			return Error(err::EINVAL);
+		}
+		Registration r;
+		r.qpn = u.qpn;
+		r.mgmt_class = u.mgmt_class;
+		r.class_version = u.mgmt_class_version;
+		r.oui = u.oui;
+		r.rmpp_version = u.rmpp_version;
+		r.flags = u.flags;
+		r.methods = MethodMask::from_u64(u.method_mask);
+		uint32_t id = WEFT_TRY(register_agent(r));
+		{
+			/* In-tree: REGISTER_AGENT2 implies the 64-byte header. */
+			MutexGuard g(lock_);
+			use_pkey_ = true;
+		}
+		auto put = arg.copy_out(__builtin_offsetof(abi::RegReq2, id), &id, sizeof(id));
+		if (!put)
+			(void)unregister_agent(id);
+		return put;
+	}
+	case abi::ioc_unregister_agent: {
+		uint32_t id;
+		if (arg.size < sizeof(id))
+			return Error(err::EINVAL);
+		WEFT_TRY(arg.copy_in(&id, 0, sizeof(id)));
+		return unregister_agent(id);
+	}
+	case abi::ioc_enable_pkey: {
+		MutexGuard g(lock_);
+		if (already_used_)
+			return Error(err::EINVAL);
+		use_pkey_ = true;
+		return ok();
+	}
+	default:
+		return Error(err::ENOTTY);
+	}
+}
+
+/* --- callbacks ----------------------------------------------------------------- */
+
+void File::enqueue(Packet &p, bool received)
+{
+	bool queued = false;
+	p.received = received;
+	{
+		SpinGuardBh g(qlock_);
+		if (!dead_ && (!received || nqueued_ < max_queued)) {
+			queue_.push_back(p);
+			nqueued_ += received;
+			queued = true;
+		}
+	}
+	if (!queued) {
+		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
+		delete &p;
+		return;
+	}
+	waker_.wake();
+}
+
+namespace {
+
+void fill_from(abi::Hdr &h, const mad::MadAddr &from)
+{
+	h.qpn.set(from.qpn);
+	h.qkey.set(from.qkey);
+	h.lid.set(from.lid);
+	h.sl = from.sl;
+	h.pkey_index = from.pkey_index;
+}
+
+} // namespace
+
+void FileAgent::recv(mad::Agent &, const mad::Mad &m, const mad::MadAddr &from)
+{
+	auto *p = new (Gfp::Sleep) Packet;
+	if (!p) {
+		__atomic_fetch_add(&file.dropped_, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	p->hdr = abi::Hdr{};
+	p->hdr.id = id;
+	p->hdr.length = static_cast<uint32_t>(file.hdr_size() + iba::mad_size);
+	fill_from(p->hdr, from);
+	p->req.mad = m;
+	p->mad_len = iba::mad_size;
+	file.enqueue(*p, true);
+}
+
+void FileAgent::send_done(mad::Agent &, mad::SendReq &r)
+{
+	Packet &p = *container_of(&r, &Packet::req);
+	if (r.status == 0) {
+		/* The response goes to the reader as any received MAD. */
+		uint32_t saved_id = p.hdr.id;
+		p.hdr = abi::Hdr{};
+		p.hdr.id = saved_id;
+		p.hdr.length = static_cast<uint32_t>(file.hdr_size() + iba::mad_size);
+		fill_from(p.hdr, r.from);
+		p.req.mad = r.response;
+		p.mad_len = iba::mad_size;
+		file.enqueue(p, true);
+	} else if (r.status == err::ETIMEDOUT) {
+		/* In-tree: the request's header as written, and just its MAD header. */
+		p.hdr.status = err::ETIMEDOUT;
+		p.mad_len = mad_hdr_size;
+		file.enqueue(p, false);
+	} else {
+		delete &p; /* cancelled: the agent is going away */
+	}
+}
+
+/* --- read and write -------------------------------------------------------------- */
+
+Result<size_t> File::write(UserBuf &buf)
+{
+	const size_t hs = hdr_size();
+	if (buf.size < hs + min_write_mad)
+		return Error(err::EINVAL);
+	auto *p = new (Gfp::Sleep) Packet;
+	if (!p)
+		return Error(err::ENOMEM);
+	Own<Packet> own(p);
+	p->hdr = abi::Hdr{};
+	WEFT_TRY(buf.copy_in(&p->hdr, 0, hs));
+	if (p->hdr.id >= abi::max_agents)
+		return Error(err::EINVAL);
+	const size_t mad_len = buf.size - hs;
+	__builtin_memset(p->req.mad.bytes, 0, sizeof(p->req.mad.bytes));
+
+	MutexGuard g(lock_);
+	FileAgent *a = dead() ? nullptr : agents_[p->hdr.id];
+	if (!a)
+		return Error(err::EIO);
+	if (mad_len > iba::mad_size) {
+		/* Sending a multi-segment RMPP message needs kernel RMPP, not here yet. */
+		if (a->rmpp_version)
+			WEFT_LOG_RATELIMITED(log, Level::Warn, "RMPP send of %zu bytes: kernel RMPP not supported",
+					     mad_len);
+		return Error(err::EINVAL);
+	}
+	WEFT_TRY(buf.copy_in(p->req.mad.bytes, hs, mad_len));
+	const iba::MadHeader &mh = p->req.mad.hdr();
+	/* A class travels on its own QP: the agent's QP must be the class's. */
+	if (qpn_of_class(mh.mgmt_class.get()) != a->qpn)
+		return Error(err::EINVAL);
+
+	mad::SendReq &r = p->req;
+	r.to.lid = p->hdr.lid.get();
+	r.to.sl = p->hdr.sl;
+	r.to.qpn = p->hdr.qpn.get() & 0xffffff;
+	r.to.qkey = p->hdr.qkey.get();
+	r.to.pkey_index = use_pkey_ ? p->hdr.pkey_index : 0;
+	/* GRH fields are accepted and not carried: the services route by LID. */
+	r.timeout_ms = p->hdr.timeout_ms;
+	r.retries = static_cast<uint8_t>(min<uint32_t>(p->hdr.retries, 255));
+	p->mad_len = static_cast<uint32_t>(mad_len);
+
+	const bool expect = r.timeout_ms && !is_response(mh.method.get());
+	if (expect)
+		own.release(); /* the service holds it until send_done */
+	auto sent = a->svc.send(a->agent, r);
+	if (!sent) {
+		if (expect)
+			delete p;
+		return Error(sent.error().code());
+	}
+	return buf.size;
+}
+
+Result<size_t> File::read(UserBuf &buf)
+{
+	const size_t hs = hdr_size();
+	if (buf.size < hs)
+		return Error(err::EINVAL);
+	Packet *p;
+	{
+		SpinGuardBh g(qlock_);
+		if (dead_)
+			return Error(err::EIO);
+		p = queue_.pop_front();
+		if (!p)
+			return Error(err::EAGAIN);
+	}
+	const size_t need = hs + p->mad_len;
+	Result<void> r = ok();
+	if (buf.size < need)
+		r = Error(err::EINVAL); /* in-tree: a single MAD must fit whole */
+	if (r)
+		r = buf.copy_out(0, &p->hdr, hs);
+	if (r)
+		r = buf.copy_out(hs, p->req.mad.bytes, p->mad_len);
+	{
+		SpinGuardBh g(qlock_);
+		if (!r && !dead_) {
+			/* Keep it for the next read, at the front. */
+			queue_.push_front(*p);
+			return r.error();
+		}
+		nqueued_ -= p->received;
+	}
+	delete p;
+	if (!r)
+		return r.error();
+	return need;
+}
+
+bool File::readable()
+{
+	SpinGuardBh g(qlock_);
+	return dead_ || !queue_.empty();
+}
+
+bool File::dead()
+{
+	SpinGuardBh g(qlock_);
+	return dead_;
+}
+
+size_t File::queued()
+{
+	SpinGuardBh g(qlock_);
+	return queue_.size();
+}
+
+unsigned int File::poll()
+{
+	SpinGuardBh g(qlock_);
+	if (dead_)
+		return WEFT_UMAD_POLL_ERR;
+	return queue_.empty() ? 0 : WEFT_UMAD_POLL_IN;
+}
+
+/* --- teardown ---------------------------------------------------------------------- */
+
+void File::kill()
+{
+	MutexGuard g(lock_);
+	{
+		SpinGuardBh q(qlock_);
+		dead_ = true;
+	}
+	waker_.wake();
+	unregister_all_locked();
+}
+
+void File::close()
+{
+	kill();
+	SpinGuardBh g(qlock_);
+	while (Packet *p = queue_.pop_front())
+		delete p;
+	nqueued_ = 0;
+}
+
+} // namespace weft::umad
