@@ -104,16 +104,14 @@ void MadService::unregister_agent(Agent &a)
 		for (auto it = outstanding_.begin(); it != outstanding_.end();) {
 			SendReq &r = *it;
 			++it;
-			if (r.agent_ == &a) {
-				outstanding_.remove(r);
+			if (r.agent_ == &a && end_locked(r, err::ECANCELED)) {
+				a.active_--; /* counted below, by the wait for active_ */
 				cancelled.push_back(r);
 			}
 		}
 	}
-	while (SendReq *r = cancelled.pop_front()) {
-		r->status = err::ECANCELED;
+	while (SendReq *r = cancelled.pop_front())
 		a.handler.send_done(a, *r);
-	}
 	/* Phase two: wait out callbacks that started before. */
 	(void)idle_.wait([&] {
 		SpinGuardBh g(lock_);
@@ -144,21 +142,56 @@ Result<void> MadService::send(Agent &a, SendReq &r)
 			r.tries_left_ = r.retries;
 			r.deadline_ = now_ms() + r.timeout_ms;
 			r.status = 0;
+			/*
+			 * Until the transmit returns, the request is the sender's:
+			 * whatever ends it meanwhile (a response, cancellation)
+			 * leaves the callback to the end of this call, and the
+			 * agent counts the call as a callback in progress.
+			 */
+			r.sending_ = true;
+			r.ended_ = false;
+			a.active_++;
 			outstanding_.push_back(r);
 			arm_timer_locked();
 		}
 	}
 	auto sent = segmented ? rmpp_send(a, r) : transport_.transmit(r.mad, r.to);
-	if (!sent && expect) {
+	if (!expect)
+		return sent;
+	bool ended;
+	{
 		SpinGuardBh g(lock_);
-		/* Still ours unless the timer or a response took it meanwhile: then it completes as usual. */
-		if (r.node.linked()) {
+		r.sending_ = false;
+		ended = r.ended_;
+		if (!ended && !sent) {
 			outstanding_.remove(r);
-			return sent;
+		} else if (!ended) {
+			arm_timer_locked(); /* the timer passed it over while it was being sent */
+			sent = ok();
 		}
-		return ok();
 	}
+	if (ended) {
+		a.handler.send_done(a, r);
+		sent = ok();
+	}
+	put_agent(a);
 	return sent;
+}
+
+/*
+ * End an outstanding request (off the list, under the lock): now, or if
+ * its sender is still in send(), when that returns.  True: call send_done.
+ */
+bool MadService::end_locked(SendReq &r, int status)
+{
+	outstanding_.remove(r);
+	r.status = status;
+	if (r.sending_) {
+		r.ended_ = true;
+		return false;
+	}
+	r.agent_->active_++;
+	return true;
 }
 
 void MadService::arm_timer_locked()
@@ -185,7 +218,7 @@ void MadService::tick(DelayedWork &w)
 			SpinGuardBh g(s->lock_);
 			uint64_t now = now_ms();
 			for (SendReq &r : s->outstanding_) {
-				if (r.deadline_ > now)
+				if (r.deadline_ > now || r.sending_)
 					continue;
 				if (r.tries_left_) {
 					r.tries_left_--;
@@ -195,8 +228,7 @@ void MadService::tick(DelayedWork &w)
 					to = r.to;
 					resend = true;
 				} else {
-					s->outstanding_.remove(r);
-					r.agent_->active_++;
+					s->end_locked(r, err::ETIMEDOUT);
 					failed = &r;
 				}
 				break;
@@ -211,7 +243,6 @@ void MadService::tick(DelayedWork &w)
 			continue;
 		}
 		Agent &a = *failed->agent_;
-		failed->status = err::ETIMEDOUT;
 		a.handler.send_done(a, *failed);
 		s->put_agent(a);
 	}
@@ -230,20 +261,17 @@ void MadService::deliver_response(const Mad &m, const MadAddr &from)
 				break;
 			}
 		}
-		if (match) {
-			outstanding_.remove(*match);
-			match->agent_->active_++;
+		if (!match) {
+			/* Late (timed out already), duplicate, or never asked for. */
+			drop();
+			return;
 		}
-	}
-	if (!match) {
-		/* Late (timed out already), duplicate, or never asked for. */
-		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
-		return;
+		match->response = m;
+		match->from = from;
+		if (!end_locked(*match, 0))
+			return; /* answered before its send() returned: that finishes it */
 	}
 	Agent &a = *match->agent_;
-	match->response = m;
-	match->from = from;
-	match->status = 0;
 	a.handler.send_done(a, *match);
 	put_agent(a);
 }

@@ -201,17 +201,16 @@ void MadService::rmpp_response_segment(const Mad &m, const MadAddr &from)
 			r->rx_->ack(m, ack);
 		r->deadline_ = now_ms() + r->timeout_ms; /* the response is coming: IBA 13.6.3.2 */
 		if (step == rmpp::Receiver::Step::Done || step == rmpp::Receiver::Step::Abort) {
-			outstanding_.remove(*r);
-			r->agent_->active_++;
-			done = r;
+			int status = err::EPROTO;
 			if (step == rmpp::Receiver::Step::Done) {
 				r->long_response = r->rx_->take(r->long_len);
 				__builtin_memcpy(r->response.bytes, r->long_response.data(),
 						 min(r->long_len, iba::mad_size));
-				r->status = 0;
-			} else {
-				r->status = err::EPROTO;
+				status = 0;
 			}
+			r->from = from;
+			if (end_locked(*r, status))
+				done = r;
 		}
 	}
 	if (send_ack)
@@ -219,7 +218,6 @@ void MadService::rmpp_response_segment(const Mad &m, const MadAddr &from)
 	if (!done)
 		return;
 	Agent &a = *done->agent_;
-	done->from = from;
 	a.handler.send_done(a, *done);
 	put_agent(a);
 }

@@ -128,6 +128,8 @@ Result<uint32_t> File::register_agent(const Registration &r)
 		for (unsigned m = 0; m < 128; m++)
 			if (r.methods.has(static_cast<uint8_t>(m)))
 				a->agent.add_method(static_cast<uint8_t>(m));
+	/* IBA 13.6: RMPP version 1 agents get segmentation and reassembly from the service. */
+	a->agent.rmpp = r.rmpp_version == 1;
 	auto reg = svc->register_agent(a->agent);
 	if (!reg) {
 		delete a;
@@ -297,6 +299,12 @@ void FileAgent::send_done(mad::Agent &, mad::SendReq &r)
 		fill_from(p.hdr, r.from);
 		p.req.mad = r.response;
 		p.mad_len = iba::mad_size;
+		if (r.long_len) {
+			/* A reassembled RMPP response: read() returns all of it. */
+			p.whole = move(r.long_response);
+			p.mad_len = static_cast<uint32_t>(r.long_len);
+			p.hdr.length = static_cast<uint32_t>(file.hdr_size() + r.long_len);
+		}
 		file.enqueue(p, true);
 	} else if (r.status == err::ETIMEDOUT) {
 		/* In-tree: the request's header as written, and just its MAD header. */
@@ -330,14 +338,19 @@ Result<size_t> File::write(UserBuf &buf)
 	FileAgent *a = dead() ? nullptr : agents_[p->hdr.id];
 	if (!a)
 		return Error(err::EIO);
+	/* IBA 13.6: more than one MAD only from an RMPP agent, as one message the service segments. */
+	Array<uint8_t> whole;
 	if (mad_len > iba::mad_size) {
-		/* Sending a multi-segment RMPP message needs kernel RMPP, not here yet. */
-		if (a->rmpp_version)
-			WEFT_LOG_RATELIMITED(log, Level::Warn, "RMPP send of %zu bytes: kernel RMPP not supported",
-					     mad_len);
-		return Error(err::EINVAL);
+		if (!a->rmpp_version)
+			return Error(err::EINVAL);
+		whole = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, mad_len));
+		WEFT_TRY(buf.copy_in(whole.data(), hs, mad_len));
+		p->req.long_msg = ConstBytes(whole.data(), mad_len);
+	} else {
+		WEFT_TRY(buf.copy_in(p->req.mad.bytes, hs, mad_len));
 	}
-	WEFT_TRY(buf.copy_in(p->req.mad.bytes, hs, mad_len));
+	if (whole.size())
+		__builtin_memcpy(p->req.mad.bytes, whole.data(), iba::mad_size);
 	const iba::MadHeader &mh = p->req.mad.hdr();
 	/* A class travels on its own QP: the agent's QP must be the class's. */
 	if (qpn_of_class(mh.mgmt_class.get()) != a->qpn)
@@ -381,13 +394,24 @@ Result<size_t> File::read(UserBuf &buf)
 			return Error(err::EAGAIN);
 	}
 	const size_t need = hs + p->mad_len;
+	const uint8_t *bytes = p->whole.size() ? p->whole.data() : p->req.mad.bytes;
 	Result<void> r = ok();
-	if (buf.size < need)
+	if (buf.size < need && !p->whole.size())
 		r = Error(err::EINVAL); /* in-tree: a single MAD must fit whole */
 	if (r)
 		r = buf.copy_out(0, &p->hdr, hs);
-	if (r)
-		r = buf.copy_out(hs, p->req.mad.bytes, p->mad_len);
+	if (r && buf.size < need) {
+		/*
+		 * In-tree: of a reassembled message too long for the buffer, the
+		 * header (whose length says how much to ask for) and what fits
+		 * of the first MAD, ENOSPC, and the message stays for the retry.
+		 */
+		r = buf.copy_out(hs, bytes, min(buf.size - hs, iba::mad_size));
+		if (r)
+			r = Error(err::ENOSPC);
+	} else if (r) {
+		r = buf.copy_out(hs, bytes, p->mad_len);
+	}
 	{
 		SpinGuardBh g(qlock_);
 		if (!r && !dead_) {

@@ -99,6 +99,7 @@ struct Packet {
 	uint32_t mad_len = 0;
 	bool received = false; /* counts against File::max_queued */
 	mad::SendReq req; /* req.mad: the MAD read() returns */
+	Array<uint8_t> whole; /* a reassembled RMPP message instead, mad_len bytes */
 };
 
 /* One registered agent of a file. */

@@ -84,6 +84,8 @@ private:
 	Agent *agent_ = nullptr;
 	uint64_t deadline_ = 0; /* ms, monotonic */
 	uint8_t tries_left_ = 0;
+	bool sending_ = false; /* inside send(): it finishes whatever ends the request */
+	bool ended_ = false;
 	rmpp::Receiver *rx_ = nullptr; /* a response arriving in segments */
 };
 
@@ -172,6 +174,7 @@ private:
 
 	static void tick(DelayedWork &w);
 	void drop() { __atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED); }
+	bool end_locked(SendReq &r, int status);
 	Result<void> rmpp_send(Agent &a, SendReq &r);
 	void rmpp_pump(RmppSend &s);
 	void rmpp_finish_locked(RmppSend &s);
