@@ -48,8 +48,9 @@ uint32_t default_ca_caps()
 uint32_t default_switch_caps()
 {
 	namespace cap = verbs::port_cap;
+	/* No IsTrapSupported: the switch sends no traps yet. */
 	return cap::is_sl_mapping_supported | cap::is_system_image_guid_supported |
-	       cap::is_extended_speeds_supported | cap::is_trap_supported;
+	       cap::is_extended_speeds_supported;
 }
 
 namespace {

@@ -87,9 +87,14 @@ bool valid_enable(uint8_t v, uint8_t every, uint8_t supported)
 	return v == 0 || v == every || (v & ~supported) == 0;
 }
 
-/* IBA 14.2.5.6 PortState as a Set may carry it, from @cur (IBA 7.2.3-7.2.5). */
+/*
+ * IBA 14.2.5.6 PortState as a Set may carry it, from @cur (IBA 7.2.3-7.2.5).
+ * The current state itself is no change, as read-modify-write tools send it.
+ */
 bool valid_state(uint8_t want, PortState cur)
 {
+	if (want == static_cast<uint8_t>(cur))
+		return true;
 	switch (want) {
 	case iba::port_state_nop:
 	case static_cast<uint8_t>(PortState::Down):
@@ -105,7 +110,7 @@ bool valid_state(uint8_t want, PortState cur)
 
 bool valid_phys(uint8_t want, const Port &p, bool is_switch)
 {
-	if (want == iba::phys_state_nop)
+	if (want == iba::phys_state_nop || want == static_cast<uint8_t>(p.phys))
 		return true;
 	/* A switch's management port has no physical link. */
 	if (is_switch && p.num == 0)
@@ -197,8 +202,12 @@ void set_state(Port &p, PhysState ph, PortState st)
  */
 void apply_states(Ctx &c, Port &p, const PortInfo &pi)
 {
-	const uint8_t want = PortInfo::PortState::get(pi.speed_state);
-	const uint8_t phys = PortInfo::PhysState::get(pi.phys_down);
+	uint8_t want = PortInfo::PortState::get(pi.speed_state);
+	uint8_t phys = PortInfo::PhysState::get(pi.phys_down);
+	if (want == static_cast<uint8_t>(p.state))
+		want = iba::port_state_nop;
+	if (phys == static_cast<uint8_t>(p.phys))
+		phys = iba::phys_state_nop;
 	const bool linked = p.peer() != nullptr;
 	if (phys == iba::phys_state_disabled) {
 		set_state(p, PhysState::Disabled, PortState::Down);
