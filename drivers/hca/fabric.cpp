@@ -101,8 +101,20 @@ void Port::transmit_segments(Own<PacketBuf> pkt)
 	}
 }
 
+void Port::set_link(verbs::PhysState ph, verbs::PortState st)
+{
+	SpinGuardBh g(node.mgmt_lock);
+	__atomic_store_n(&phys, ph, __ATOMIC_RELAXED);
+	__atomic_store_n(&state, st, __ATOMIC_RELAXED);
+}
+
 void Port::transmit(Own<PacketBuf> pkt)
 {
+	/* IBA 5.4: nothing leaves a port whose link is not up (Disabled by the SM, or its peer). */
+	if (__builtin_expect(__atomic_load_n(&phys, __ATOMIC_RELAXED) != verbs::PhysState::LinkUp, 0)) {
+		PortCounters::bump(counters.xmit_discards, pkt->burst);
+		return;
+	}
 	const bool faulty = faults_.armed();
 	if (pkt->burst > 1 && (__atomic_load_n(&capture_users, __ATOMIC_RELAXED) || faulty))
 		return transmit_segments(move(pkt));
@@ -170,8 +182,7 @@ void Fabric::remove(Node &n)
 			Port *q = p->peer_;
 			__atomic_store_n(&p->peer_, nullptr, __ATOMIC_RELEASE);
 			__atomic_store_n(&q->peer_, nullptr, __ATOMIC_RELEASE);
-			q->state = verbs::PortState::Down;
-			q->phys = verbs::PhysState::Polling;
+			q->set_link(verbs::PhysState::Polling, verbs::PortState::Down);
 			q->node.link_changed(*q);
 			far[i] = q;
 		}
@@ -197,10 +208,8 @@ Result<void> Fabric::connect(Port &a, Port &b)
 	if (&a == &b || a.peer_ || b.peer_ || a.num == 0 || b.num == 0)
 		return Error(err::EBUSY);
 	Port *ends[] = {&a, &b};
-	for (Port *p : ends) {
-		p->phys = verbs::PhysState::LinkUp;
-		p->state = verbs::PortState::Init;
-	}
+	for (Port *p : ends)
+		p->set_link(verbs::PhysState::LinkUp, verbs::PortState::Init);
 	__atomic_store_n(&a.peer_, &b, __ATOMIC_RELEASE);
 	__atomic_store_n(&b.peer_, &a, __ATOMIC_RELEASE);
 	a.node.link_changed(a);
@@ -219,8 +228,7 @@ void Fabric::disconnect(Port &p, Port *only_peer)
 	__atomic_store_n(&q->peer_, nullptr, __ATOMIC_RELEASE);
 	Port *ends[] = {&p, q};
 	for (Port *x : ends) {
-		x->phys = verbs::PhysState::Polling;
-		x->state = verbs::PortState::Down;
+		x->set_link(verbs::PhysState::Polling, verbs::PortState::Down);
 		PortCounters::bump(x->counters.link_downed);
 		x->node.link_changed(*x);
 	}
@@ -302,7 +310,7 @@ void Fabric::autoconfigure()
 			p->sm_lid = 0;
 			/* Only a port that becomes active is news (IBA 11.6.3.3). */
 			bool was_active = p->state == verbs::PortState::Active;
-			p->state = verbs::PortState::Active;
+			p->set_link(p->phys, verbs::PortState::Active);
 			if (!was_active)
 				n.link_changed(*p);
 		}

@@ -84,7 +84,8 @@ using PacketQueue = List<PacketBuf, &PacketBuf::node>;
 
 } // namespace weft::hca
 
-#include "faults.h" /* needs PacketBuf; Port embeds Faults */
+#include "faults.h"    /* needs PacketBuf; Port embeds Faults */
+#include "port_mgmt.h" /* Port embeds PortMgmt */
 
 namespace weft::hca {
 
@@ -145,11 +146,15 @@ public:
 	/* IBA 10.9.1 P_Key table; entry 0 is the default partition. */
 	static constexpr uint16_t pkey_table_len = 16;
 	uint16_t pkeys[pkey_table_len] = {0xffff};
+	/* The rest of PortInfo and the tables the SMA keeps (port_mgmt.h), under node.mgmt_lock. */
+	PortMgmt mgmt;
 	PortCounters counters{};
 	/* Packets captured here and lost to a full capture ring, since load (debugfs). */
 	uint64_t capture_packets = 0, capture_dropped = 0;
 
 	Port *peer() const { return __atomic_load_n(&peer_, __ATOMIC_ACQUIRE); }
+	/* Link and port state together, as one change under node.mgmt_lock (any context). */
+	void set_link(verbs::PhysState ph, verbs::PortState st);
 
 private:
 	friend class Fabric;
@@ -163,20 +168,39 @@ private:
 	Faults faults_;
 };
 
+/* What the SMA changed on a port (Node::port_changed). */
+namespace port_change {
+inline constexpr uint8_t lid = 1u << 0, sm = 1u << 1, pkey = 1u << 2, state = 1u << 3,
+			 client_rereg = 1u << 4, gid = 1u << 5;
+}
+
 /* Anything with ports on the fabric. */
 class Node {
 public:
+	Node() : mgmt_lock(WEFT_LOCK_CLASS("weft_hca_mgmt")) {}
 	virtual ~Node() = default;
 	/* A packet arrived on @in (never sleeps; called under RCU). */
 	virtual void receive(Port &in, Own<PacketBuf> pkt) = 0;
 	/* Called when a port's link state changes (fabric mutex held). */
 	virtual void link_changed(Port &p) { (void)p; }
+	/*
+	 * The SMA changed @p (port_change bits; @was: its PortState before).
+	 * Any context, never under mgmt_lock: an HCA defers its verbs events.
+	 */
+	virtual void port_changed(Port &p, uint8_t what, verbs::PortState was)
+	{
+		(void)p;
+		(void)what;
+		(void)was;
+	}
 	virtual Port *port(uint8_t num) = 0;
 	virtual uint8_t port_count() const = 0; /* external ports */
 	virtual bool is_switch() const = 0;
 	/* The verbs device this node is (its name is the node's name); tests' nodes have none. */
 	virtual verbs::Device *device() { return nullptr; }
 	uint64_t node_guid = 0;
+	/* Serialises the SMA and link state changes of this node's ports (sma.cpp). */
+	SpinLock mgmt_lock;
 	ListNode fabric_node;
 	/* weft/<device>/ in debugfs and the device's name (capture.cpp). */
 	::dentry *capture_dir = nullptr;

@@ -5,6 +5,7 @@
 #include "crc.h"
 #include "hca.h"
 #include "qp.h"
+#include "sma.h"
 #include "switch.h"
 
 namespace weft::hca {
@@ -48,7 +49,8 @@ verbs::DeviceAttr hca_attr()
 
 Hca::Hca(uint8_t ports)
 	: verbs::Device(verbs::NodeType::Ca, ports, hca_attr()), nports_(ports),
-	  qps_lock_(WEFT_LOCK_CLASS("weft_hca_qps"))
+	  qps_lock_(WEFT_LOCK_CLASS("weft_hca_qps")), events_lock_(WEFT_LOCK_CLASS("weft_hca_events")),
+	  events_work_(deliver_events, WEFT_LOCK_CLASS("weft_hca_events_work"))
 {
 	name_fmt_ = "weft%d";
 }
@@ -69,9 +71,80 @@ Result<Hca *> Hca::create(uint8_t ports)
 	h->set_guids(h->node_guid, h->node_guid);
 	format(h->node_desc, sizeof(h->node_desc), "Weft soft HCA");
 	/* IBA 14.2.5.3: each CA port has its own GUID. */
-	for (uint8_t i = 0; i < ports; i++)
+	for (uint8_t i = 0; i < ports; i++) {
 		h->ports_[i].guid = f.next_guid();
+		h->ports_[i].mgmt.caps = sma::default_ca_caps();
+	}
 	return h;
+}
+
+void Hca::queue_event(verbs::EventType t, uint8_t port)
+{
+	{
+		SpinGuardBh g(events_lock_);
+		if (npending_ == max_pending_events) {
+			log.warn("%s: port event queue full, event %u lost", name(), static_cast<unsigned>(t));
+			return;
+		}
+		pending_[npending_++] = verbs::Event{t, this, port};
+	}
+	events_work_.queue();
+}
+
+void Hca::deliver_events(Work &w)
+{
+	Hca *h = container_of(&w, &Hca::events_work_);
+	for (;;) {
+		verbs::Event e;
+		{
+			SpinGuardBh g(h->events_lock_);
+			if (!h->npending_)
+				return;
+			e = h->pending_[0];
+			h->npending_--;
+			for (uint8_t i = 0; i < h->npending_; i++)
+				h->pending_[i] = h->pending_[i + 1];
+		}
+		h->dispatch_event(e);
+	}
+}
+
+/* IBA 11.6.3.3: what the SMA changed, as the port's consumers hear of it. */
+void Hca::port_changed(Port &p, uint8_t what, verbs::PortState was)
+{
+	using verbs::EventType;
+	const bool active = p.state == verbs::PortState::Active, was_active = was == verbs::PortState::Active;
+	if ((what & port_change::state) && was_active && !active)
+		queue_event(EventType::PortErr, p.num);
+	if (what & port_change::lid)
+		queue_event(EventType::LidChange, p.num);
+	if (what & port_change::pkey)
+		queue_event(EventType::PkeyChange, p.num);
+	if (what & port_change::gid)
+		queue_event(EventType::GidChange, p.num);
+	if (what & port_change::sm)
+		queue_event(EventType::SmChange, p.num);
+	if ((what & port_change::state) && active && !was_active)
+		queue_event(EventType::PortActive, p.num);
+	if (what & port_change::client_rereg)
+		queue_event(EventType::ClientReregister, p.num);
+}
+
+verbs::MadOutcome Hca::process_mad(const verbs::MadIn &in, const uint8_t *mad, uint8_t *out)
+{
+	if (!port(in.port))
+		return verbs::MadOutcome::NotMine;
+	return sma::process(*this, in, *reinterpret_cast<const iba::Smp *>(mad), *reinterpret_cast<iba::Smp *>(out));
+}
+
+Result<void> Hca::modify_port(uint8_t num, uint32_t set_caps, uint32_t clear_caps)
+{
+	Port *p = port(num);
+	if (!p)
+		return Error(err::EINVAL);
+	SpinGuardBh g(mgmt_lock);
+	p->mgmt.caps = (p->mgmt.caps | set_caps) & ~clear_caps;
+	return ok();
 }
 
 void Hca::link_changed(Port &p)
@@ -204,7 +277,10 @@ Result<void> Hca::query_port(uint8_t port, verbs::PortAttr &out)
 	out.sm_lid = p->sm_lid;
 	out.lmc = p->lmc;
 	out.sm_sl = p->sm_sl;
-	out.max_mtu = out.active_mtu = iba::Mtu::M4096;
+	out.port_cap_flags = p->mgmt.caps;
+	out.subnet_timeout = p->mgmt.subnet_timeout;
+	out.max_mtu = iba::Mtu::M4096;
+	out.active_mtu = static_cast<iba::Mtu>(p->mgmt.neighbor_mtu);
 	out.gid_tbl_len = 1;
 	out.pkey_tbl_len = Port::pkey_table_len;
 	out.max_msg_sz = 1u << 31;
@@ -221,7 +297,7 @@ Result<verbs::Gid> Hca::query_gid(uint8_t port, uint32_t index)
 	Port *p = this->port(port);
 	if (!p || index != 0)
 		return Error(err::EINVAL);
-	return verbs::Gid::make(subnet_prefix, p->guid);
+	return verbs::Gid::make(p->mgmt.gid_prefix, p->guid);
 }
 
 Result<uint16_t> Hca::query_pkey(uint8_t port, uint16_t index)

@@ -8,6 +8,7 @@
 #define WEFT_HCA_HCA_H
 
 #include <weft/verbs/verbs.h>
+#include <weft/work.h>
 
 #include "fabric.h"
 #include "mcast.h"
@@ -25,6 +26,7 @@ public:
 	/* Node */
 	void receive(Port &in, Own<PacketBuf> pkt) override;
 	void link_changed(Port &p) override;
+	void port_changed(Port &p, uint8_t what, verbs::PortState was) override;
 	Port *port(uint8_t num) override { return num >= 1 && num <= nports_ ? &ports_[num - 1] : nullptr; }
 	uint8_t port_count() const override { return nports_; }
 	bool is_switch() const override { return false; }
@@ -36,6 +38,9 @@ public:
 	Result<uint16_t> query_pkey(uint8_t port, uint16_t index) override;
 	Result<verbs::Qp *> create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init) override;
 	Result<void> query_counters(uint8_t port, verbs::PortCounterValues &out) override;
+	/* Classes 0x01 and 0x81 to the SMA (sma.h); any context. */
+	verbs::MadOutcome process_mad(const verbs::MadIn &in, const uint8_t *mad, uint8_t *out) override;
+	Result<void> modify_port(uint8_t port, uint32_t set_caps, uint32_t clear_caps) override;
 
 	/* The QP a packet for @qpn arriving on @port is for, with a reference. */
 	Ref<SoftQp> lookup_qp(uint32_t qpn, uint8_t port);
@@ -54,6 +59,15 @@ private:
 	SoftQp *special_[max_ports][2] = {};
 	McastTable mcast_[max_ports];
 	uint32_t next_qpn_ = 2;
+
+	/* Port events the SMA raised, dispatched from process context in order. */
+	void queue_event(verbs::EventType t, uint8_t port);
+	static void deliver_events(Work &w);
+	static constexpr uint8_t max_pending_events = 32;
+	SpinLock events_lock_;
+	verbs::Event pending_[max_pending_events];
+	uint8_t npending_ = 0;
+	Work events_work_; /* last: cancelled before anything it uses goes */
 };
 
 /* IBA 10.9.3: P_Keys match on the low 15 bits if at least one is a full member. */

@@ -3,6 +3,7 @@
 #include <weft/log.h>
 
 #include "crc.h"
+#include "sma.h"
 #include "switch.h"
 
 namespace weft::hca {
@@ -69,18 +70,49 @@ Result<Switch *> Switch::create(uint8_t ports)
 	/* IBA 18.2.1: management port 0 is always up. */
 	mem[0].state = verbs::PortState::Init;
 	mem[0].phys = verbs::PhysState::LinkUp;
+	mem[0].mgmt.caps = sma::default_switch_caps();
 	return sw;
 }
 
 void Switch::set_lft(uint16_t dlid, uint8_t out)
 {
-	if (dlid <= unicast_lid_top)
-		__atomic_store_n(&lft_[dlid], out, __ATOMIC_RELAXED);
+	if (dlid > unicast_lid_top)
+		return;
+	__atomic_store_n(&lft_[dlid], out, __ATOMIC_RELAXED);
+	if (out != no_port && dlid > lft_top())
+		set_lft_top(dlid);
+}
+
+uint8_t Switch::lft_entry(uint16_t dlid) const
+{
+	return dlid <= unicast_lid_top ? __atomic_load_n(&lft_[dlid], __ATOMIC_RELAXED) : no_port;
 }
 
 uint8_t Switch::lft(uint16_t dlid) const
 {
-	return dlid <= unicast_lid_top ? __atomic_load_n(&lft_[dlid], __ATOMIC_RELAXED) : no_port;
+	return dlid <= lft_top() ? lft_entry(dlid) : no_port;
+}
+
+/* IBA 14.2.5.4: any external port's state change sets PortStateChange (and traps, trap.cpp). */
+void Switch::link_changed(Port &p)
+{
+	if (p.num == 0)
+		return;
+	SpinGuardBh g(mgmt_lock);
+	mgmt.port_state_change = true;
+}
+
+void Switch::port_changed(Port &p, uint8_t what, verbs::PortState)
+{
+	if (what & port_change::state)
+		link_changed(p);
+}
+
+verbs::MadOutcome Switch::process_mad(const verbs::MadIn &in, const uint8_t *mad, uint8_t *out)
+{
+	if (in.port > nports_)
+		return verbs::MadOutcome::Consumed;
+	return sma::process(*this, in, *reinterpret_cast<const iba::Smp *>(mad), *reinterpret_cast<iba::Smp *>(out));
 }
 
 void Switch::set_mft(uint16_t mlid, uint64_t mask)
@@ -132,6 +164,8 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 		PortCounters::bump(in.counters.rcv_errors);
 		return;
 	}
+	if (vl15 && for_smi(dlid))
+		return smi_receive(in, move(pkt));
 	if (dlid >= multicast_lid_base && dlid < permissive_lid) {
 		/* IBA 18.2.4.3.3: every port in the mask but the one it came in on. */
 		uint64_t mask = mft(dlid) & ~(1ull << in.num);
@@ -150,7 +184,7 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 	}
 	uint8_t out = lft(dlid);
 	if (out == 0 || out > nports_ || out == no_port) {
-		/* Port 0 is the switch's own SMA: the MAD layer is not here yet. */
+		/* Only SMPs are for port 0 (switch_smi.cpp). */
 		PortCounters::bump(in.counters.xmit_discards);
 		return;
 	}
@@ -169,6 +203,8 @@ Result<void> Switch::query_port(uint8_t port, verbs::PortAttr &out)
 	out.sm_lid = p.sm_lid;
 	out.lmc = p.lmc;
 	out.sm_sl = p.sm_sl;
+	out.port_cap_flags = p.mgmt.caps;
+	out.subnet_timeout = p.mgmt.subnet_timeout;
 	out.gid_tbl_len = 1;
 	out.pkey_tbl_len = 1;
 	out.active_mtu = out.max_mtu = iba::Mtu::M4096;
@@ -181,19 +217,19 @@ Result<verbs::Gid> Switch::query_gid(uint8_t port, uint32_t index)
 {
 	if (port != 0 || index != 0)
 		return Error(err::EINVAL);
-	return verbs::Gid::make(0xfe80000000000000ull, ports_[0].guid);
+	return verbs::Gid::make(ports_[0].mgmt.gid_prefix, ports_[0].guid);
 }
 
 Result<uint16_t> Switch::query_pkey(uint8_t port, uint16_t index)
 {
 	if (port != 0 || index != 0)
 		return Error(err::EINVAL);
-	return uint16_t(0xffff);
+	return __atomic_load_n(&ports_[0].pkeys[0], __ATOMIC_RELAXED);
 }
 
 Result<verbs::Qp *> Switch::create_qp(verbs::Pd &, const verbs::QpInitAttr &)
 {
-	/* The switch's QP0 arrives with the MAD layer. */
+	/* The switch's QP0 is its firmware SMI (switch_smi.cpp): no consumer QPs. */
 	return Error(err::EOPNOTSUPP);
 }
 

@@ -20,12 +20,24 @@ inline constexpr uint16_t multicast_lid_base = 0xc000; /* 0xc000-0xfffe */
 inline constexpr uint16_t permissive_lid = 0xffff;
 inline constexpr uint8_t no_port = 0xff;
 
+/* SwitchInfo's settable part (IBA 14.2.5.4), under the switch's mgmt_lock. */
+struct SwitchMgmt {
+	uint16_t multicast_fdb_top = 0;
+	uint8_t default_port = 0, default_mcast_primary = no_port, default_mcast_not_primary = no_port;
+	uint8_t life_time_value = 0;
+	bool port_state_change = false;
+};
+
 class Switch final : public Node, public verbs::Device {
 public:
+	static constexpr uint16_t mcast_fdb_cap = permissive_lid - multicast_lid_base;
+
 	static Result<Switch *> create(uint8_t ports);
 	~Switch() override;
 
 	void receive(Port &in, Own<PacketBuf> pkt) override;
+	void link_changed(Port &p) override;
+	void port_changed(Port &p, uint8_t what, verbs::PortState was) override;
 	Port *port(uint8_t num) override { return num <= nports_ ? &ports_[num] : nullptr; }
 	uint8_t port_count() const override { return nports_; }
 	bool is_switch() const override { return true; }
@@ -35,21 +47,39 @@ public:
 	Result<verbs::Gid> query_gid(uint8_t port, uint32_t index) override;
 	Result<uint16_t> query_pkey(uint8_t port, uint16_t index) override;
 	Result<verbs::Qp *> create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init) override;
+	verbs::MadOutcome process_mad(const verbs::MadIn &in, const uint8_t *mad, uint8_t *out) override;
 
-	/* Forwarding tables; a table write is a single byte/word store. */
+	SwitchMgmt mgmt;
+
+	/*
+	 * Forwarding tables; a table write is a single byte/word store.  IBA
+	 * 18.2.4.3.2: DLIDs above LinearFDBTop are not forwarded; programming
+	 * an entry above it raises it.
+	 */
 	void set_lft(uint16_t dlid, uint8_t out);
 	uint8_t lft(uint16_t dlid) const;
+	uint8_t lft_entry(uint16_t dlid) const; /* whatever LinearFDBTop says */
+	uint16_t lft_top() const { return __atomic_load_n(&lft_top_, __ATOMIC_RELAXED); }
+	void set_lft_top(uint16_t top) { __atomic_store_n(&lft_top_, top, __ATOMIC_RELAXED); }
 	void set_mft(uint16_t mlid, uint64_t port_mask);
 	uint64_t mft(uint16_t mlid) const;
 
 private:
 	Switch(uint8_t ports, Array<uint8_t> lft, Array<uint64_t> mft, Port *port_array);
 	void forward(Port &out, Own<PacketBuf> pkt, bool vl15);
+	/* The SMI of the management port (switch_smi.cpp). */
+	bool for_smi(uint16_t dlid) const;
+	void smi_receive(Port &in, Own<PacketBuf> pkt);
+	void smi_answer(Port &in, const iba::Lrh &lrh, const uint8_t *req);
+	void smi_send(Own<PacketBuf> pkt, uint8_t port);
+	void smi_route(Own<PacketBuf> pkt, uint16_t dlid);
+	void smi_dr(Port &in, Own<PacketBuf> pkt, uint8_t from);
 
 	uint8_t nports_;
 	Port *ports_; /* [0] is the management port */
 	Array<uint8_t> lft_;
 	Array<uint64_t> mft_;
+	uint16_t lft_top_ = 0;
 };
 
 } // namespace weft::hca

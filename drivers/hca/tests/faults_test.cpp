@@ -14,48 +14,14 @@
 #include "../hca.h"
 #include "../switch.h"
 #include "sample_packet.h"
+#include "sink.h"
 
 using namespace weft;
 using namespace weft::hca;
 using weft::test::Test;
+using weft::hca::fixture::Sink;
 
 namespace {
-
-/* A node that keeps what it receives, in arrival order. */
-class Sink final : public Node {
-public:
-	Sink() : port_(*this, 1), lock_(WEFT_LOCK_CLASS("weft_hca_test_sink")) {}
-	~Sink() override
-	{
-		while (PacketBuf *b = got_.pop_front())
-			Own<PacketBuf> gone(b);
-	}
-	void receive(Port &, Own<PacketBuf> pkt) override
-	{
-		SpinGuardBh g(lock_);
-		got_.push_back(*pkt.release());
-	}
-	Port *port(uint8_t num) override { return num == 1 ? &port_ : nullptr; }
-	uint8_t port_count() const override { return 1; }
-	bool is_switch() const override { return false; }
-
-	Own<PacketBuf> take()
-	{
-		SpinGuardBh g(lock_);
-		return Own<PacketBuf>(got_.pop_front());
-	}
-	size_t count()
-	{
-		SpinGuardBh g(lock_);
-		return got_.size();
-	}
-
-	Port port_;
-
-private:
-	SpinLock lock_;
-	PacketQueue got_;
-};
 
 /* A sender and a sink joined by a cable, on the fabric for one test. */
 struct Link {

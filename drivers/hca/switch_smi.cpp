@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The switch's subnet management interface (IBA 14.2.2, 18.2.4.1): VL15
+ * packets for its management port (its LID, or the permissive LID of the
+ * directed-route part) reach QP0 here, in firmware.  Directed-route SMPs
+ * take their hop with dr_step and go on, or reach the SMA and return;
+ * LID-routed ones are answered back to their SLID through the LFT.
+ * Atomic context throughout.  SMI drops are counted in port 0's
+ * VL15Dropped; malformed packets in the arrival port's PortRcvErrors.
+ */
+#include <weft/mad/smi.h>
+
+#include "crc.h"
+#include "sma.h"
+#include "switch.h"
+
+namespace weft::hca {
+
+namespace {
+
+/* IBA 14.2.1: an SMP is the whole payload of a UD SEND to QP0: LRH, BTH, DETH, 256 bytes. */
+constexpr size_t smp_offset = sizeof(iba::Lrh) + sizeof(iba::Bth) + sizeof(iba::Deth);
+
+iba::Smp &smp_of(PacketBuf &pkt)
+{
+	return *reinterpret_cast<iba::Smp *>(pkt.data() + smp_offset);
+}
+
+iba::Lrh &lrh_of(PacketBuf &pkt)
+{
+	return *reinterpret_cast<iba::Lrh *>(pkt.data());
+}
+
+/* A fresh VL15 packet carrying @smp (unsealed: it travels in-host). */
+Result<Own<PacketBuf>> smp_packet(const uint8_t *smp, uint16_t dlid, uint16_t slid)
+{
+	PacketSpec s;
+	s.vl = 15;
+	s.dlid = dlid;
+	s.slid = slid;
+	s.opcode = iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
+	s.dqp = 0;
+	s.sqp = 0;
+	s.qkey = 0;
+	s.payload = ConstBytes(smp, iba::mad_size);
+	const size_t len = WEFT_TRY(packet_length(s));
+	auto pkt = WEFT_TRY(PacketBuf::alloc(Gfp::Atomic, static_cast<uint32_t>(len)));
+	pkt->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(pkt->data(), len), s, false)));
+	return pkt;
+}
+
+/* Well formed for QP0 (IBA 14.2.1, 9.6): a UD SEND ONLY of exactly one MAD. */
+bool is_smp(const Packet &p)
+{
+	return p.deth && p.bth->opcode.get() == iba::opcode(iba::Transport::Ud, iba::op::SendOnly) &&
+	       iba::Bth::DestQp::get(p.bth->dqp) == 0 && p.payload.size() == iba::mad_size && !p.grh;
+}
+
+} // namespace
+
+bool Switch::for_smi(uint16_t dlid) const
+{
+	const Port &mp = ports_[0];
+	const uint16_t lid = __atomic_load_n(&mp.lid, __ATOMIC_RELAXED);
+	const uint16_t mask = static_cast<uint16_t>(~((1u << mp.lmc) - 1));
+	return dlid == permissive_lid || (lid && (dlid & mask) == (lid & mask));
+}
+
+void Switch::smi_receive(Port &in, Own<PacketBuf> pkt)
+{
+	if (pkt->sealed) {
+		/* IBA 7.8.1: the packet ends here, so its ICRC is checked too. */
+		auto crc = check_crcs(pkt->bytes());
+		if (!crc || crc.value() != CrcCheck::Ok) {
+			PortCounters::bump(in.counters.rcv_errors);
+			return;
+		}
+	}
+	auto parsed = pkt->materialize() ? parse(pkt->bytes()) : Result<Packet>(Error(err::EFAULT));
+	if (!parsed || !is_smp(parsed.value())) {
+		PortCounters::bump(in.counters.rcv_errors);
+		return;
+	}
+	const Packet &p = parsed.value();
+	const auto &req = *reinterpret_cast<const iba::Smp *>(p.payload.data());
+	const uint16_t dlid = p.lrh->dlid.get();
+	if (req.mgmt_class.get() == iba::mgmt_class::subn_directed_route) {
+		auto copy = smp_packet(p.payload.data(), dlid, p.lrh->slid.get());
+		if (!copy) {
+			PortCounters::bump(ports_[0].counters.vl15_dropped);
+			return;
+		}
+		return smi_dr(in, copy.take(), in.num);
+	}
+	if (req.mgmt_class.get() == iba::mgmt_class::subn_lid_routed && dlid != permissive_lid)
+		return smi_answer(in, *p.lrh, p.payload.data());
+	PortCounters::bump(ports_[0].counters.vl15_dropped);
+}
+
+/* One directed-route step here (IBA 14.2.2): @from is the arrival port, 0 for our own response. */
+void Switch::smi_dr(Port &in, Own<PacketBuf> pkt, uint8_t from)
+{
+	iba::Smp &smp = smp_of(*pkt);
+	const mad::DrStep st = mad::dr_step(smp, mad::DrNode{true, nports_}, from);
+	switch (st.action) {
+	case mad::DrAction::Forward:
+		/* IBA 14.2.2: the directed part travels with the permissive DLID. */
+		lrh_of(*pkt).dlid.set(permissive_lid);
+		return smi_send(move(pkt), st.port);
+	case mad::DrAction::LidRoute: {
+		const bool back = iba::Smp::Direction::get(smp.status);
+		const uint16_t lid = ports_[0].lid;
+		lrh_of(*pkt).slid.set(lid ? lid : permissive_lid);
+		return smi_route(move(pkt), back ? smp.dr_slid.get() : smp.dr_dlid.get());
+	}
+	case mad::DrAction::ToSma:
+		if (from)
+			return smi_answer(in, lrh_of(*pkt), reinterpret_cast<const uint8_t *>(&smp));
+		break;
+	default:
+		break;
+	}
+	PortCounters::bump(ports_[0].counters.vl15_dropped);
+}
+
+/* The SMA's answer to @req, sent back the way the SMI says. */
+void Switch::smi_answer(Port &in, const iba::Lrh &lrh, const uint8_t *req)
+{
+	const uint16_t lid = ports_[0].lid;
+	auto resp = smp_packet(req, lrh.slid.get(), lid ? lid : permissive_lid);
+	if (!resp) {
+		PortCounters::bump(ports_[0].counters.vl15_dropped);
+		return;
+	}
+	verbs::MadIn mi;
+	mi.port = in.num;
+	mi.slid = lrh.slid.get();
+	mi.sl = iba::Lrh::Sl::get(lrh.sl_lnh);
+	const auto &r = *reinterpret_cast<const iba::Smp *>(req);
+	if (sma::process(*this, mi, r, smp_of(*resp.value())) != verbs::MadOutcome::Reply)
+		return;
+	if (r.mgmt_class.get() == iba::mgmt_class::subn_directed_route)
+		return smi_dr(in, resp.take(), 0);
+	smi_route(resp.take(), lrh.slid.get());
+}
+
+void Switch::smi_send(Own<PacketBuf> pkt, uint8_t port)
+{
+	if (port == 0 || port > nports_) {
+		PortCounters::bump(ports_[0].counters.vl15_dropped);
+		return;
+	}
+	forward(ports_[port], move(pkt), true);
+}
+
+/* On by LID through the LFT (IBA 14.2.2.3). */
+void Switch::smi_route(Own<PacketBuf> pkt, uint16_t dlid)
+{
+	lrh_of(*pkt).dlid.set(dlid);
+	smi_send(move(pkt), lft(dlid));
+}
+
+} // namespace weft::hca

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the switch's SMI (drivers/hca/switch_smi.cpp) on private
+ * switches, with a recording node standing in for the SM's CA port:
+ * directed-route SMPs walk one and two switches to an SMA and come back
+ * the way they went; LID-routed SMPs to a switch LID are answered through
+ * the LFT; tables the SMA programs really steer data packets.  And the
+ * RC responder's P_Key check (IBA 9.6.1.1) on the default subnet.
+ */
+#include <weft/mad/smi.h>
+#include <weft/test.h>
+#include <weft/verbs/test_pair.h>
+
+#include "../hca.h"
+#include "../switch.h"
+#include "sample_packet.h"
+#include "sink.h"
+#include "smp_fixture.h"
+
+using namespace weft;
+using namespace weft::hca;
+using namespace weft::iba;
+using weft::hca::fixture::Sink;
+using weft::hca::fixture::SmpPair;
+using weft::test::Test;
+using verbs::MadOutcome;
+
+namespace {
+
+constexpr uint16_t sm_lid = 7;
+
+/* An SM's port, up to three switches, cabled by the test; all off the fabric at the end. */
+struct Net {
+	Sink sm;
+	Sink extra[2];
+	Switch *sw[3] = {};
+	SmpPair m;
+
+	Result<void> up(int switches)
+	{
+		Fabric &f = Fabric::get();
+		f.add(sm);
+		for (Sink &x : extra)
+			f.add(x);
+		for (int i = 0; i < switches; i++) {
+			sw[i] = WEFT_TRY(Switch::create(4));
+			f.add(*sw[i]);
+		}
+		return ok();
+	}
+	~Net()
+	{
+		Fabric &f = Fabric::get();
+		f.remove(sm);
+		for (Sink &x : extra)
+			f.remove(x);
+		for (Switch *s : sw) {
+			if (s) {
+				f.remove(*s);
+				s->put();
+			}
+		}
+	}
+	/* Send @smp from the SM's port as a VL15 UD packet to QP0. */
+	Result<void> send(const Smp &smp, uint16_t dlid, uint16_t slid, Sink &from)
+	{
+		PacketSpec s;
+		s.vl = 15;
+		s.dlid = dlid;
+		s.slid = slid;
+		s.opcode = iba::opcode(Transport::Ud, op::SendOnly);
+		s.payload = ConstBytes(reinterpret_cast<const uint8_t *>(&smp), sizeof(smp));
+		return transmit(s, from);
+	}
+	static Result<void> transmit(const PacketSpec &s, Sink &from)
+	{
+		size_t len = WEFT_TRY(packet_length(s));
+		auto pkt = WEFT_TRY(PacketBuf::alloc(Gfp::Sleep, static_cast<uint32_t>(len)));
+		pkt->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(pkt->data(), len), s)));
+		pkt->sealed = true;
+		from.port_.transmit(move(pkt));
+		return ok();
+	}
+	/* The SMP the SM's port received, into m.resp; and its LRH. */
+	bool received(Lrh *lrh = nullptr)
+	{
+		Own<PacketBuf> b = sm.take();
+		if (!b)
+			return false;
+		auto p = parse(b->bytes());
+		if (!p || p.value().payload.size() != sizeof(Smp))
+			return false;
+		__builtin_memcpy(&m.resp, p.value().payload.data(), sizeof(Smp));
+		if (lrh)
+			*lrh = *p.value().lrh;
+		return true;
+	}
+};
+
+Result<Own<Net>> net(int switches)
+{
+	auto n = WEFT_TRY(make_own<Net>(Gfp::Sleep));
+	WEFT_TRY(n->up(switches));
+	return n;
+}
+
+/* A directed-route Get of NodeInfo along @path (out of the SM's port first), sent. */
+Result<void> dr_get(Net &n, const uint8_t *path, uint8_t hops)
+{
+	Smp &r = n.m.req;
+	fixture::smp_request(r, mgmt_class::subn_directed_route, method::get, smp_attr::node_info);
+	r.hop_count.set(hops);
+	for (uint8_t i = 1; i <= hops; i++)
+		r.initial_path[i] = path[i - 1];
+	/* The SM's own SMI step, as core/mad takes it. */
+	mad::DrStep st = mad::dr_step(r, mad::DrNode{false, 1}, 0);
+	if (st.action != mad::DrAction::Forward)
+		return Error(err::EINVAL);
+	return n.send(r, iba::permissive_lid, iba::permissive_lid, n.sm);
+}
+
+void dr_node_info_one_switch(Test &t)
+{
+	auto own = net(1);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0];
+	WEFT_ASSERT_OK(t, Fabric::get().connect(n.sm.port_, *a.port(2)));
+	const uint8_t path[] = {1};
+	WEFT_ASSERT_OK(t, dr_get(n, path, 1));
+	WEFT_ASSERT_TRUE(t, n.received());
+	const Smp &r = n.m.resp;
+	WEFT_EXPECT_EQ(t, r.method.get(), method::get_resp);
+	WEFT_EXPECT_EQ(t, r.tid.get(), uint64_t(0x1234));
+	WEFT_EXPECT_EQ(t, n.m.status(), uint16_t(0));
+	WEFT_EXPECT_TRUE(t, Smp::Direction::get(r.status));
+	WEFT_EXPECT_EQ(t, r.return_path[1], uint8_t(2));
+	const auto &ni = n.m.got<NodeInfo>();
+	WEFT_EXPECT_EQ(t, ni.node_guid.get(), a.node_guid);
+	WEFT_EXPECT_EQ(t, ni.node_type.get(), uint8_t(2));
+	WEFT_EXPECT_EQ(t, NodeInfo::LocalPortNum::get(ni.port_vendor), 2u);
+	/* Home: the SM's SMI takes the last step back. */
+	WEFT_EXPECT_EQ(t, int(mad::dr_step(n.m.resp, mad::DrNode{false, 1}, 1).action), int(mad::DrAction::ToSm));
+	WEFT_EXPECT_FALSE(t, n.received());
+}
+
+void dr_walks_two_switches(Test &t)
+{
+	auto own = net(2);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0], &b = *n.sw[1];
+	Fabric &f = Fabric::get();
+	WEFT_ASSERT_OK(t, f.connect(n.sm.port_, *a.port(1)));
+	WEFT_ASSERT_OK(t, f.connect(*a.port(2), *b.port(3)));
+	const uint8_t path[] = {1, 2};
+	WEFT_ASSERT_OK(t, dr_get(n, path, 2));
+	WEFT_ASSERT_TRUE(t, n.received());
+	const Smp &r = n.m.resp;
+	WEFT_EXPECT_EQ(t, n.m.status(), uint16_t(0));
+	WEFT_EXPECT_EQ(t, n.m.got<NodeInfo>().node_guid.get(), b.node_guid);
+	WEFT_EXPECT_EQ(t, NodeInfo::LocalPortNum::get(n.m.got<NodeInfo>().port_vendor), 3u);
+	WEFT_EXPECT_EQ(t, r.return_path[1], uint8_t(1));
+	WEFT_EXPECT_EQ(t, r.return_path[2], uint8_t(3));
+	WEFT_EXPECT_EQ(t, r.hop_pointer.get(), uint8_t(1));
+	WEFT_EXPECT_EQ(t, int(mad::dr_step(n.m.resp, mad::DrNode{false, 1}, 1).action), int(mad::DrAction::ToSm));
+
+	/* A directed Set through both: B's port 0 gets its LID, and B's answer comes back. */
+	Smp &q = n.m.req;
+	fixture::smp_request(q, mgmt_class::subn_directed_route, method::get, smp_attr::port_info, 0);
+	q.hop_count.set(2);
+	q.initial_path[1] = 1;
+	q.initial_path[2] = 2;
+	mad::dr_step(q, mad::DrNode{false, 1}, 0);
+	WEFT_ASSERT_OK(t, n.send(q, iba::permissive_lid, iba::permissive_lid, n.sm));
+	WEFT_ASSERT_TRUE(t, n.received());
+	fixture::smp_request(q, mgmt_class::subn_directed_route, method::set, smp_attr::port_info, 0);
+	__builtin_memcpy(q.data, n.m.resp.data, sizeof(q.data));
+	q.hop_count.set(2);
+	q.initial_path[1] = 1;
+	q.initial_path[2] = 2;
+	n.m.data<PortInfo>().lid.set(0x30);
+	mad::dr_step(q, mad::DrNode{false, 1}, 0);
+	WEFT_ASSERT_OK(t, n.send(q, iba::permissive_lid, iba::permissive_lid, n.sm));
+	WEFT_ASSERT_TRUE(t, n.received());
+	WEFT_EXPECT_EQ(t, n.m.status(), uint16_t(0));
+	WEFT_EXPECT_EQ(t, n.m.got<PortInfo>().lid.get(), uint16_t(0x30));
+	WEFT_EXPECT_EQ(t, b.port(0)->lid, uint16_t(0x30));
+
+	/* A path out of an unlinked port ends there, counted. */
+	const uint8_t dead[] = {1, 4};
+	WEFT_ASSERT_OK(t, dr_get(n, dead, 2));
+	WEFT_EXPECT_FALSE(t, n.received());
+	WEFT_EXPECT_EQ(t, a.port(4)->counters.vl15_dropped, uint64_t(1));
+	/* A bad hop pointer is discarded by the switch's SMI. */
+	fixture::smp_request(q, mgmt_class::subn_directed_route, method::get, smp_attr::node_info);
+	q.hop_count.set(1);
+	WEFT_ASSERT_OK(t, n.send(q, iba::permissive_lid, iba::permissive_lid, n.sm));
+	WEFT_EXPECT_FALSE(t, n.received());
+	WEFT_EXPECT_EQ(t, a.port(0)->counters.vl15_dropped, uint64_t(1));
+}
+
+/* LID-routed SubnGet to a switch LID, one and two switches away (IBA 14.2.1.1). */
+void lid_routed_to_switch(Test &t)
+{
+	auto own = net(2);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0], &b = *n.sw[1];
+	Fabric &f = Fabric::get();
+	WEFT_ASSERT_OK(t, f.connect(n.sm.port_, *a.port(1)));
+	WEFT_ASSERT_OK(t, f.connect(*a.port(2), *b.port(3)));
+	a.port(0)->lid = 0x20;
+	b.port(0)->lid = 0x30;
+	a.set_lft(sm_lid, 1);
+	a.set_lft(0x30, 2);
+	b.set_lft(sm_lid, 3);
+	const Switch *targets[] = {&a, &b};
+	const uint16_t lids[] = {0x20, 0x30};
+	for (int i = 0; i < 2; i++) {
+		fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::get, smp_attr::node_info);
+		WEFT_ASSERT_OK(t, n.send(n.m.req, lids[i], sm_lid, n.sm));
+		Lrh lrh;
+		WEFT_ASSERT_TRUE(t, n.received(&lrh));
+		WEFT_EXPECT_EQ(t, n.m.status(), uint16_t(0));
+		WEFT_EXPECT_EQ(t, n.m.resp.method.get(), method::get_resp);
+		WEFT_EXPECT_EQ(t, n.m.got<NodeInfo>().node_guid.get(), targets[i]->node_guid);
+		WEFT_EXPECT_EQ(t, lrh.dlid.get(), sm_lid);
+		WEFT_EXPECT_EQ(t, lrh.slid.get(), lids[i]);
+		WEFT_EXPECT_EQ(t, Lrh::Vl::get(lrh.vl_lver), uint8_t(15));
+	}
+}
+
+/* PortInfo Set through the switch's SMA: Init -> Armed -> Active. */
+void activate(Net &n, Switch &s, uint8_t port)
+{
+	const uint8_t states[] = {3, 4};
+	for (uint8_t st : states) {
+		n.m.get(s, port, smp_attr::port_info, port);
+		n.m.to_set();
+		PortInfo::PortState::set(n.m.data<PortInfo>().speed_state, st);
+		n.m.ask(s, port);
+	}
+}
+
+Result<void> send_data(Sink &from, uint16_t dlid)
+{
+	uint8_t payload[32] = {};
+	PacketSpec s = fixture::sample(opcode(Transport::Ud, op::SendOnly), ConstBytes(payload, sizeof(payload)), false);
+	s.vl = 0;
+	s.dlid = dlid;
+	return Net::transmit(s, from);
+}
+
+void tables_steer_data(Test &t)
+{
+	auto own = net(1);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0];
+	Fabric &f = Fabric::get();
+	WEFT_ASSERT_OK(t, f.connect(n.sm.port_, *a.port(1)));
+	WEFT_ASSERT_OK(t, f.connect(n.extra[0].port_, *a.port(2)));
+	WEFT_ASSERT_OK(t, f.connect(n.extra[1].port_, *a.port(3)));
+	for (uint8_t p = 1; p <= 3; p++) {
+		activate(n, a, p);
+		WEFT_ASSERT_EQ(t, int(a.port(p)->state), int(verbs::PortState::Active));
+	}
+	/* LID 0x10 out of port 3, then of port 2. */
+	const uint8_t outs[] = {3, 2};
+	for (uint8_t out : outs) {
+		n.m.get(a, 1, smp_attr::linear_fdb, 0);
+		n.m.to_set();
+		n.m.data<LinearFdb>().port[0x10].set(out);
+		WEFT_ASSERT_EQ(t, int(n.m.ask(a, 1)), int(MadOutcome::Reply));
+		WEFT_ASSERT_OK(t, send_data(n.sm, 0x10));
+		Sink &to = n.extra[out - 2], &other = n.extra[3 - out];
+		WEFT_EXPECT_EQ(t, to.count(), size_t(1));
+		WEFT_EXPECT_EQ(t, other.count(), size_t(0));
+		to.take();
+	}
+	/* MLID 0xc001 to ports 2 and 3: one copy each. */
+	n.m.get(a, 1, smp_attr::multicast_fdb, 0);
+	n.m.to_set();
+	n.m.data<MulticastFdb>().port_mask[1].set(1u << 2 | 1u << 3);
+	WEFT_ASSERT_EQ(t, int(n.m.ask(a, 1)), int(MadOutcome::Reply));
+	WEFT_ASSERT_OK(t, send_data(n.sm, 0xc001));
+	WEFT_EXPECT_EQ(t, n.extra[0].count(), size_t(1));
+	WEFT_EXPECT_EQ(t, n.extra[1].count(), size_t(1));
+	/* Above LinearFDBTop nothing is forwarded (IBA 18.2.4.3.2). */
+	n.m.get(a, 1, smp_attr::switch_info);
+	n.m.to_set();
+	n.m.data<SwitchInfo>().linear_fdb_top.set(0xf);
+	n.m.ask(a, 1);
+	WEFT_ASSERT_OK(t, send_data(n.sm, 0x10));
+	WEFT_EXPECT_EQ(t, n.extra[0].count(), size_t(1));
+}
+
+/* IBA 9.6.1.1, 10.9.3: an RC packet whose P_Key the responder's table lacks is dropped and counted. */
+void rc_pkey_mismatch_dropped(Test &t)
+{
+	using namespace verbs::testing;
+	auto own = make_own<Pair>(Gfp::Sleep);
+	auto mads = make_own<SmpPair>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, own);
+	WEFT_ASSERT_OK(t, mads);
+	Pair &c = *own.value();
+	SmpPair &m = *mads.value();
+	WEFT_ASSERT_OK(t, c.connect(verbs::QpType::Rc, Mtu::M1024, 7, 14, 7));
+	Hca &hb = static_cast<Hca &>(*c.b.dev);
+	Port &pb = *hb.port(1);
+	auto set_pkey0 = [&](uint16_t v) {
+		m.get(hb, 1, smp_attr::pkey_table, 0);
+		m.to_set();
+		m.data<PkeyTable>().pkey[0].set(v);
+		m.ask(hb, 1);
+		return m.status();
+	};
+	Buf tx(64), rx(64);
+	WEFT_ASSERT_OK(t, post_recv_one(c.b, rx.p, 64, 1));
+	const uint64_t before = __atomic_load_n(&pb.counters.bad_pkey, __ATOMIC_RELAXED);
+	WEFT_ASSERT_EQ(t, set_pkey0(0x8005), uint16_t(0));
+	verbs::Sge sg{reinterpret_cast<uint64_t>(tx.p), 64, c.a.mr->lkey};
+	verbs::SendWr wr;
+	wr.sg = Span<const verbs::Sge>(&sg, 1);
+	bool posted = bool(c.a.qp->post_send(wr));
+	for (int i = 0; i < 1000 && __atomic_load_n(&pb.counters.bad_pkey, __ATOMIC_RELAXED) == before; i++)
+		weft_msleep(1);
+	const bool dropped = __atomic_load_n(&pb.counters.bad_pkey, __ATOMIC_RELAXED) > before;
+	verbs::Wc wc;
+	const int early = c.b.cq->poll(Span<verbs::Wc>(&wc, 1));
+	/* Restored before the retries run out: the retransmission gets through. */
+	WEFT_EXPECT_EQ(t, set_pkey0(0xffff), uint16_t(0));
+	WEFT_ASSERT_TRUE(t, posted);
+	WEFT_EXPECT_TRUE(t, dropped);
+	WEFT_EXPECT_EQ(t, early, 0);
+	auto got = wait_wc(c.b.cq);
+	WEFT_ASSERT_OK(t, got);
+	WEFT_EXPECT_EQ(t, int(got.value().status), int(verbs::WcStatus::Success));
+}
+
+} // namespace
+
+WEFT_TEST_SUITE(weft_hca_smi, WEFT_CASE(dr_node_info_one_switch), WEFT_CASE(dr_walks_two_switches),
+		WEFT_CASE(lid_routed_to_switch), WEFT_CASE(tables_steer_data), WEFT_CASE(rc_pkey_mismatch_dropped));
