@@ -174,7 +174,7 @@ void port_info_set_and_events(Test &t)
 	bad([](PortInfo &p) { PortInfo::NeighborMtu::set(p.mtu_smsl, 0); });
 	bad([](PortInfo &p) { PortInfo::OperationalVls::set(p.opvls_enforce, 2); });
 	bad([](PortInfo &p) { PortInfo::PortState::set(p.speed_state, 5); });
-	bad([](PortInfo &p) { PortInfo::PhysState::set(p.phys_down, 5); });
+	bad([](PortInfo &p) { PortInfo::PhysState::set(p.phys_down, 4); });
 	bad([](PortInfo &p) { PortInfo::LinkDownDefault::set(p.phys_down, 3); });
 	bad([](PortInfo &p) { p.link_width_enabled.set(8); });
 	bad([](PortInfo &p) { p.lid.set(0xc001); });
