@@ -233,7 +233,12 @@ void apply_states(Ctx &c, Port &p, const PortInfo &pi)
 
 uint16_t port_info(Ctx &c)
 {
-	Port *p = port_for(c, c.attr_mod());
+	/*
+	 * IBA 14.2.5.6: the modifier's low byte names the port; bit 31 of a
+	 * Set is SMSupportsExtendedSpeeds, which OpenSM sends to ports that
+	 * advertise IsExtendedSpeedsSupported.
+	 */
+	Port *p = port_for(c, c.attr_mod() & 0xff);
 	if (!p)
 		return status::invalid_value;
 	if (c.set) {

@@ -3,13 +3,15 @@
 #include "weft/rt/kunit_api.h"
 
 extern const struct weft_test_suite weft_suite_weft_mad_smi, weft_suite_weft_mad_service,
-	weft_suite_weft_mad_gsi, weft_suite_weft_mad_rmpp;
+	weft_suite_weft_mad_gsi, weft_suite_weft_mad_rmpp, weft_suite_weft_mad_smi_port, weft_suite_weft_mad_sa;
 
 static const struct weft_test_suite *const weft_mad_suites[] = {
 	&weft_suite_weft_mad_smi,
 	&weft_suite_weft_mad_service,
 	&weft_suite_weft_mad_gsi,
 	&weft_suite_weft_mad_rmpp,
+	&weft_suite_weft_mad_smi_port,
+	&weft_suite_weft_mad_sa,
 };
 
 WEFT_KUNIT_MODULE(weft_mad_suites, "Weft: KUnit suites of the MAD layer");
