@@ -18,37 +18,11 @@
 #include <weft/mad/port.h>
 #include <weft/mad/smi.h>
 
+#include "loopback.h"
 #include "qp_transport.h"
 #include "sa_client.h"
 
 namespace weft::mad {
-
-/* MADs handed back to this port's services without the wire, delivered in process context. */
-class Loopback {
-public:
-	explicit Loopback(MadService &svc);
-	WEFT_NOCOPY(Loopback);
-	~Loopback();
-
-	/* ENOMEM, or ENODEV once stopping. */
-	Result<void> post(const Mad &m, const MadAddr &from);
-	/* Two-phase: refuse new MADs, wait for the delivery work, drop the rest. */
-	void stop();
-
-private:
-	struct Item {
-		Mad mad;
-		MadAddr from;
-		ListNode node;
-	};
-	static void run(Work &w);
-
-	MadService &svc_;
-	SpinLock lock_;
-	List<Item, &Item::node> items_; /* under lock_ */
-	bool stopping_ = false;		/* under lock_ */
-	Work work_;
-};
 
 class PortMad final : public MadPort {
 public:

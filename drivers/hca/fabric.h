@@ -193,6 +193,8 @@ public:
 		(void)what;
 		(void)was;
 	}
+	/* A TrapRepress from the SM reached the SMA (under mgmt_lock): stop repeating traps. */
+	virtual void trap_repressed_locked() {}
 	virtual Port *port(uint8_t num) = 0;
 	virtual uint8_t port_count() const = 0; /* external ports */
 	virtual bool is_switch() const = 0;

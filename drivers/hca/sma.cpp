@@ -48,9 +48,9 @@ uint32_t default_ca_caps()
 uint32_t default_switch_caps()
 {
 	namespace cap = verbs::port_cap;
-	/* No IsTrapSupported: the switch sends no traps yet. */
+	/* IsTrapSupported: the switch sends trap 128 (switch_smi.cpp). */
 	return cap::is_sl_mapping_supported | cap::is_system_image_guid_supported |
-	       cap::is_extended_speeds_supported;
+	       cap::is_extended_speeds_supported | cap::is_trap_supported;
 }
 
 namespace {
@@ -221,8 +221,11 @@ MadOutcome process(Node &node, const verbs::MadIn &in, const Smp &req, Smp &resp
 		SpinGuardBh g(node.mgmt_lock);
 		if (!m_key_ok(c, c.key_matched))
 			return MadOutcome::Consumed;
-		if (mth == method::trap_repress)
-			return MadOutcome::Consumed; /* the switch's trap repeats (trap.cpp) stop on their own */
+		if (mth == method::trap_repress) {
+			/* IBA 14.2.5.1: the SM has the notice; the switch stops repeating it. */
+			node.trap_repressed_locked();
+			return MadOutcome::Consumed;
+		}
 		if (!get_set)
 			st = status::method_unsupported;
 		else

@@ -31,13 +31,16 @@ verbs::DeviceAttr switch_attr()
 
 Switch::Switch(uint8_t ports, Array<uint8_t> lft, Array<uint64_t> mft, Port *port_array)
 	: verbs::Device(verbs::NodeType::Switch, 1, switch_attr()), nports_(ports),
-	  ports_(port_array), lft_(move(lft)), mft_(move(mft))
+	  ports_(port_array), lft_(move(lft)), mft_(move(mft)),
+	  trap_work_(trap_tick, WEFT_LOCK_CLASS("weft_hca_switch_trap"))
 {
 	name_fmt_ = "weftsw%d";
 }
 
 Switch::~Switch()
 {
+	/* Off the fabric already, so nothing queues it again. */
+	trap_work_.cancel_sync();
 	for (int i = nports_; i >= 0; i--)
 		ports_[i].~Port();
 	weft_kfree(ports_);
@@ -93,18 +96,31 @@ uint8_t Switch::lft(uint16_t dlid) const
 	return dlid <= lft_top() ? lft_entry(dlid) : no_port;
 }
 
-/* IBA 14.2.5.4: any external port's state change sets PortStateChange (and traps, trap.cpp). */
+/*
+ * IBA 14.2.5.4: any external port's state change sets PortStateChange;
+ * IBA 14.2.5.1: and the switch tells the SM with trap 128 (any context).
+ */
 void Switch::link_changed(Port &p)
 {
 	if (p.num == 0)
 		return;
-	SpinGuardBh g(mgmt_lock);
-	mgmt.port_state_change = true;
+	{
+		SpinGuardBh g(mgmt_lock);
+		mgmt.port_state_change = true;
+		mgmt.trap_pending = true;
+		mgmt.trap_tries = 0;
+	}
+	trap_work_.modify(0);
 }
 
 void Switch::port_changed(Port &p, uint8_t what, verbs::PortState)
 {
-	if (what & port_change::state)
+	/*
+	 * A link going down or retraining is news for the SM; its own Armed
+	 * and Active steps are not (it would sweep again for each of them).
+	 */
+	const auto st = __atomic_load_n(&p.state, __ATOMIC_RELAXED);
+	if ((what & port_change::state) && (st == verbs::PortState::Down || st == verbs::PortState::Init))
 		link_changed(p);
 }
 

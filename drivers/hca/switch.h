@@ -10,6 +10,7 @@
 #define WEFT_HCA_SWITCH_H
 
 #include <weft/verbs/verbs.h>
+#include <weft/work.h>
 
 #include "fabric.h"
 
@@ -26,6 +27,10 @@ struct SwitchMgmt {
 	uint8_t default_port = 0, default_mcast_primary = no_port, default_mcast_not_primary = no_port;
 	uint8_t life_time_value = 0;
 	bool port_state_change = false;
+	/* Trap 128 (trap_work_): still to be sent, until repressed or out of tries. */
+	bool trap_pending = false;
+	uint8_t trap_tries = 0;
+	uint32_t trap_tid = 0;
 };
 
 class Switch final : public Node, public verbs::Device {
@@ -38,6 +43,7 @@ public:
 	void receive(Port &in, Own<PacketBuf> pkt) override;
 	void link_changed(Port &p) override;
 	void port_changed(Port &p, uint8_t what, verbs::PortState was) override;
+	void trap_repressed_locked() override { mgmt.trap_pending = false; }
 	Port *port(uint8_t num) override { return num <= nports_ ? &ports_[num] : nullptr; }
 	uint8_t port_count() const override { return nports_; }
 	bool is_switch() const override { return true; }
@@ -74,12 +80,16 @@ private:
 	void smi_send(Own<PacketBuf> pkt, uint8_t port);
 	void smi_route(Own<PacketBuf> pkt, uint16_t dlid);
 	void smi_dr(Port &in, Own<PacketBuf> pkt, uint8_t from);
+	/* Trap 128 to the SM (switch_smi.cpp), from trap_work_, again until repressed. */
+	static void trap_tick(DelayedWork &w);
+	void send_trap_128(uint16_t sm_lid, uint16_t lid, uint64_t m_key, uint32_t tid);
 
 	uint8_t nports_;
 	Port *ports_; /* [0] is the management port */
 	Array<uint8_t> lft_;
 	Array<uint64_t> mft_;
 	uint16_t lft_top_ = 0;
+	DelayedWork trap_work_;
 };
 
 } // namespace weft::hca

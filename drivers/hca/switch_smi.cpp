@@ -8,6 +8,7 @@
  * Atomic context throughout.  SMI drops are counted in port 0's
  * VL15Dropped; malformed packets in the arrival port's PortRcvErrors.
  */
+#include <weft/iba/smp_attrs.h>
 #include <weft/mad/smi.h>
 
 #include "crc.h"
@@ -158,6 +159,64 @@ void Switch::smi_route(Own<PacketBuf> pkt, uint16_t dlid)
 {
 	lrh_of(*pkt).dlid.set(dlid);
 	smi_send(move(pkt), lft(dlid));
+}
+
+/*
+ * IBA 14.2.5.1: a notice stands until the SM represses it, so trap 128
+ * is sent again every second, up to trap_repeats times.
+ */
+constexpr uint8_t trap_repeats = 8;
+constexpr unsigned long trap_interval_ms = 1000;
+
+void Switch::trap_tick(DelayedWork &w)
+{
+	Switch *sw = container_of(&w, &Switch::trap_work_);
+	uint16_t sm_lid, lid;
+	uint64_t m_key;
+	uint32_t tid;
+	{
+		SpinGuardBh g(sw->mgmt_lock);
+		if (!sw->mgmt.trap_pending || sw->mgmt.trap_tries >= trap_repeats)
+			return;
+		sw->mgmt.trap_tries++;
+		/* IBA 13.4.6.4: repeats of one notice carry its TID; a new notice gets a new one. */
+		if (sw->mgmt.trap_tries == 1)
+			sw->mgmt.trap_tid++;
+		sm_lid = sw->ports_[0].sm_lid;
+		lid = sw->ports_[0].lid;
+		m_key = sw->ports_[0].mgmt.m_key;
+		tid = sw->mgmt.trap_tid;
+	}
+	/* No SM or no LID yet: the SM's first sweep finds the change anyway. */
+	if (sm_lid && lid)
+		sw->send_trap_128(sm_lid, lid, m_key, tid);
+	sw->trap_work_.modify(trap_interval_ms);
+}
+
+/* IBA 14.2.5.1, table 148: trap 128, "link state of a port of the switch at LIDADDR changed". */
+void Switch::send_trap_128(uint16_t sm_lid, uint16_t lid, uint64_t m_key, uint32_t tid)
+{
+	iba::Smp smp{};
+	smp.base_version.set(1);
+	smp.mgmt_class.set(iba::mgmt_class::subn_lid_routed);
+	smp.class_version.set(1);
+	smp.method.set(iba::method::trap);
+	smp.tid.set(tid);
+	smp.attr_id.set(iba::smp_attr::notice);
+	smp.m_key.set(m_key); /* IBA 14.2.4: a trap carries the port's M_Key */
+	auto &n = *reinterpret_cast<iba::Notice *>(smp.data);
+	iba::Notice::IsGeneric::set(n.generic_type, 1);
+	iba::Notice::Type::set(n.generic_type, iba::notice::type_urgent);
+	n.producer_lo.set(iba::notice::producer_switch);
+	n.trap_number.set(iba::notice::trap_link_state_change);
+	n.issuer_lid.set(lid);
+	reinterpret_cast<be16 *>(n.data_details)->set(lid); /* LIDADDR */
+	auto pkt = smp_packet(reinterpret_cast<const uint8_t *>(&smp), sm_lid, lid);
+	if (!pkt) {
+		PortCounters::bump(ports_[0].counters.vl15_dropped);
+		return;
+	}
+	smi_route(pkt.take(), sm_lid);
 }
 
 } // namespace weft::hca

@@ -34,7 +34,7 @@ start_sm() {
 	local guid
 	guid=$(ibstat -p "$1" | head -1)
 	rm -f $log
-	opensm -g "$guid" -f $log -s 5 >/tmp/opensm.out 2>&1 &
+	opensm -g "$guid" -f $log -s "${2:-5}" ${3:-} >/tmp/opensm.out 2>&1 &
 	sm_pid=$!
 }
 
@@ -111,8 +111,78 @@ echo "$out"
 out=$(saquery $via -p 2>&1 | head -40)
 grep -q "PathRecord" <<<"$out" || bad "saquery -p: $out"
 
+# OpenSM restarted under RC traffic on an unchanged path: the stream goes
+# on (every message once, in order, every send successful).
+dmesg -C
+insmod "$WEFT_MODDIR/tests/selftest/weft_selftest_stream.ko" messages=30000 &
+stream=$!
+sleep 1
+stop_sm
+start_sm weft0
+wait "$stream" || bad "the stream failed across an OpenSM restart: $(dmesg | grep STREAM-RESULT)"
+dmesg | grep -q "STREAM-RESULT sent 30000 acked 30000 received 30000 bad 0 extra 0 failed success" ||
+	bad "stream across the restart: $(dmesg | grep STREAM-RESULT)"
+rmmod weft_selftest_stream 2>/dev/null
+wait_active weft0 weft1 || bad "not ACTIVE after the restart"
+[ "$(cat $sys/weft0/ports/1/lid)" = "$sm_lid" ] || bad "weft0's LID changed across the restart"
+
 stop_sm
 grep -B2 -A12 "ERR " $log | head -80
+
+# Partitions (partitions.conf) in the P_Key tables, enforced on the data
+# path; and M_Key protection (IBA 14.2.4) under an SM that holds the key.
+g0=$(ibstat -p weft0 | head -1)
+cat >/tmp/partitions.conf <<EOF
+Default=0x7fff, ipoib : ALL=full ;
+Both=0x8001 : ALL=full ;
+Only0=0x8002 : $g0=full ;
+EOF
+cat >/tmp/opensm.conf <<EOF
+m_key 0x0000000000004d4b
+m_key_protection_level 1
+m_key_lease_period 60
+EOF
+start_sm weft0 5 "-P /tmp/partitions.conf -F /tmp/opensm.conf"
+has_pkey() { grep -qx "$2" $sys/$1/ports/1/pkeys/* 2>/dev/null; }
+for i in $(seq 1 60); do
+	has_pkey weft0 0x8002 && has_pkey weft1 0x8001 && break
+	sleep 0.5
+done
+has_pkey weft0 0x8001 && has_pkey weft0 0x8002 || bad "weft0 P_Keys: $(cat $sys/weft0/ports/1/pkeys/* | tr '\n' ' ')"
+has_pkey weft1 0x8001 || bad "weft1 lacks 0x8001: $(cat $sys/weft1/ports/1/pkeys/* | tr '\n' ' ')"
+has_pkey weft1 0x8002 && bad "weft1 has 0x8002, which only weft0 is in"
+idx=$(grep -lx 0x8002 $sys/weft0/ports/1/pkeys/* | head -1)
+idx=${idx##*/}
+viol() { smpquery $via portinfo "$lid1" 1 2>/dev/null | sed -n "s/^$1:\.*//p"; }
+before=$(viol PkeyViolations)
+# From weft0's QP1, a MAD in partition 0x8002 to weft1, which is not in it.
+python3 - "$lid1" "${idx:-0}" <<'PY' || bad "sending in partition 0x8002"
+import fcntl, os, struct, sys
+lid, idx = int(sys.argv[1]), int(sys.argv[2])
+fd = os.open("/dev/infiniband/umad0", os.O_RDWR)
+fcntl.ioctl(fd, 0x1b03)
+req = bytearray(struct.pack("<I QQ BBB 3s B x", 0, 0, 0, 1, 0x09, 1, b"\0\0\0", 0))
+fcntl.ioctl(fd, 0xc01c1b01, req, True)
+agent = struct.unpack_from("<I", req)[0]
+hdr = (struct.pack("<IIIII", agent, 0, 0, 0, 0) + struct.pack(">IIH", 1, 0x80010000, lid) +
+       bytes(6 + 16 + 4) + struct.pack("<H", idx) + bytes(6))
+mad = struct.pack(">BBBBHHQHHI", 1, 0x09, 1, 0x03, 0, 0, 0x42, 0x10, 0, 0) + bytes(232)
+for _ in range(3):
+    os.write(fd, hdr + mad)
+os.close(fd)
+PY
+sleep 1
+after=$(viol PkeyViolations)
+[ "${after:-0}" -ge $(( ${before:-0} + 3 )) ] || bad "P_Key violations at weft1: ${before:-?} -> ${after:-?}, want +3"
+# The SM holds an M_Key: Gets still answer, a Set without the key is refused and counted.
+smpquery $via portinfo "$lid1" 1 >/dev/null 2>&1 || bad "SubnGet refused under M_Key protection level 1"
+mk_before=$(viol MkeyViolations)
+timeout 20 ibportstate $via "$lid1" 1 disable >/dev/null 2>&1 && bad "ibportstate disable without the M_Key succeeded"
+[ "$(port_state weft1)" = "4: ACTIVE" ] || bad "weft1 left ACTIVE by a refused Set: $(port_state weft1)"
+mk_after=$(viol MkeyViolations)
+[ "${mk_after:-0}" -gt "${mk_before:-0}" ] || bad "M_Key violations at weft1: ${mk_before:-?} -> ${mk_after:-?}"
+echo "opensm: P_Key violations ${before:-?} -> ${after:-?}, M_Key violations ${mk_before:-?} -> ${mk_after:-?}"
+stop_sm
 weft_unload || fail=1
 
 # 3. Two switches, four HCAs, through configfs.
@@ -134,7 +204,9 @@ cable c1 weft1:1 weftsw0:2
 cable c2 weft2:1 weftsw1:1
 cable c3 weft3:1 weftsw1:2
 cable c4 weftsw0:3 weftsw1:3
-start_sm weft0
+# A sweep interval longer than the waits below: only trap 128 from the
+# switches (IBA 14.2.5.1) makes OpenSM notice the cable cut in time.
+start_sm weft0 60
 wait_active weft0 weft1 weft2 weft3 || bad "2x4: ports not ACTIVE: $(cat $cfs/topology)"
 cat $cfs/topology
 out=$(ibnetdiscover $via 2>&1)
@@ -142,6 +214,39 @@ out=$(ibnetdiscover $via 2>&1)
 [ "$(grep -c '^Ca' <<<"$out")" = 4 ] || bad "2x4 ibnetdiscover: not four CAs"
 out=$(smpquery $via -D nodeinfo 0,1,3,2 2>&1)
 grep -q "NodeType:.*Channel Adapter" <<<"$out" || bad "smpquery -D across two switches: $out"
+
+# A cable cut: the SM's sweep notices, routes to weft3 go; re-made, it is ACTIVE again.
+lid3=$(($(cat $sys/weft3/ports/1/lid)))
+echo 0 >$cfs/cables/c3/up || bad "cutting c3"
+[ "$(port_state weft3)" = "1: DOWN" ] || bad "weft3 not DOWN after the cut: $(port_state weft3)"
+gone=
+for i in $(seq 1 40); do
+	out=$(ibnetdiscover $via 2>/dev/null)
+	if [ "$(grep -c '^Ca' <<<"$out")" = 3 ]; then gone=1; break; fi
+	sleep 0.5
+done
+[ -n "$gone" ] || bad "weft3 still discovered after its cable was cut"
+echo 1 >$cfs/cables/c3/up || bad "re-making c3"
+wait_active weft3 || bad "weft3 not ACTIVE again: $(port_state weft3)"
+[ "$(($(cat $sys/weft3/ports/1/lid)))" = "$lid3" ] || bad "weft3 came back with another LID"
+for i in $(seq 1 40); do
+	[ "$(ibnetdiscover $via 2>/dev/null | grep -c '^Ca')" = 4 ] && break
+	sleep 0.5
+done
+[ "$(ibnetdiscover $via 2>/dev/null | grep -c '^Ca')" = 4 ] || bad "weft3 not rediscovered"
+grep -i "trap\|notice" $log | head -5
+
+# OpenSM killed mid-sweep, then started again; a diag killed mid-request.
+stop_sm
+start_sm weft0
+sleep 0.3
+kill -9 "$sm_pid"
+wait "$sm_pid" 2>/dev/null
+start_sm weft0
+sleep 3
+wait_active weft0 weft1 weft2 weft3 || bad "not ACTIVE after an OpenSM restart"
+timeout -s KILL 0.3 smpquery $via -D nodeinfo 0,1,3,1,2,1 >/dev/null 2>&1
+smpquery $via nodeinfo "$lid3" >/dev/null 2>&1 || bad "smpquery after a killed one"
 
 # 4. The devices go while OpenSM holds umad0 open (its files die with them),
 # then OpenSM stops and everything unloads.

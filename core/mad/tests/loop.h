@@ -1,22 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test transport: two MadServices joined back to back, each transmit
- * handed straight to the peer's receive() (in the sender's context).  It
- * loses MADs on request: the next @drop ones, or by number (bit n of
- * @lose: the n-th MAD transmitted, counting from 0).
+ * Test transport: two MadServices joined back to back.  What one sends
+ * the other receives through a Loopback (in order, from a work item, as
+ * from a real QP's poller, so an exchange of many MADs never nests inside
+ * one transmit).  It loses MADs on request: the next @drop ones, or by
+ * number (bit n of @lose: the n-th MAD transmitted, counting from 0).
+ * stop() before the services go.
  */
 #ifndef WEFT_MAD_TEST_LOOP_H
 #define WEFT_MAD_TEST_LOOP_H
 
-#include <weft/mad/service.h>
+#include <weft/alloc.h>
+
+#include "../loopback.h"
 
 namespace weft::mad::testing {
 
 struct Loop final : MadTransport {
-	MadService *peer = nullptr;
 	MadAddr self;
 	uint32_t drop = 0, sent = 0;
 	uint64_t lose = 0;
+
+	~Loop() { stop(); }
+	/* Deliver to @peer from now on (ENOMEM). */
+	Result<void> connect(MadService &peer)
+	{
+		to_peer_ = WEFT_TRY(make_own<Loopback>(Gfp::Sleep, peer));
+		return ok();
+	}
+	void stop()
+	{
+		if (to_peer_)
+			to_peer_->stop();
+	}
+
 	Result<void> transmit(const Mad &m, const MadAddr &) override
 	{
 		uint32_t n = __atomic_fetch_add(&sent, 1, __ATOMIC_RELAXED);
@@ -26,9 +43,11 @@ struct Loop final : MadTransport {
 		}
 		if (n < 64 && (lose >> n) & 1)
 			return ok();
-		peer->receive(m, self);
-		return ok();
+		return to_peer_->post(m, self);
 	}
+
+private:
+	Own<Loopback> to_peer_;
 };
 
 } // namespace weft::mad::testing

@@ -78,6 +78,12 @@ struct TableClient final : AgentHandler {
 struct Fixture {
 	Loop la, lb;
 	MadService a{la}, b{lb};
+	/* Nothing may reach a service that is going. */
+	~Fixture()
+	{
+		la.stop();
+		lb.stop();
+	}
 	TableServer sh;
 	TableClient ch;
 	Agent server{sh, sa, 2}, client{ch, sa, 2};
@@ -85,8 +91,6 @@ struct Fixture {
 
 	Fixture()
 	{
-		la.peer = &b;
-		lb.peer = &a;
 		la.self.lid = 1;
 		lb.self.lid = 2;
 		sh.svc = &b;
@@ -120,6 +124,8 @@ Result<Own<Fixture>> fixture()
 {
 	auto f = make_own<Fixture>(Gfp::Sleep);
 	if (f) {
+		WEFT_TRY(f.value()->la.connect(f.value()->b));
+		WEFT_TRY(f.value()->lb.connect(f.value()->a));
 		WEFT_TRY(f.value()->b.register_agent(f.value()->server));
 		WEFT_TRY(f.value()->a.register_agent(f.value()->client));
 	}

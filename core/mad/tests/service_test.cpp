@@ -64,6 +64,12 @@ struct Requester final : AgentHandler {
 struct Fixture {
 	Loop la, lb;
 	MadService a{la}, b{lb};
+	/* Nothing may reach a service that is going. */
+	~Fixture()
+	{
+		la.stop();
+		lb.stop();
+	}
 	Responder rh;
 	Requester qh;
 	Agent server{rh, cls, 1}, client{qh, cls, 1};
@@ -71,8 +77,6 @@ struct Fixture {
 
 	Fixture()
 	{
-		la.peer = &b;
-		lb.peer = &a;
 		la.self.lid = 1;
 		lb.self.lid = 2;
 		rh.svc = &b;
@@ -105,8 +109,10 @@ Result<Own<Fixture>> fixture()
 	auto f = make_own<Fixture>(Gfp::Sleep);
 	if (f) {
 		Fixture &x = *f.value();
-		/* The client serves Trap so it can register (an agent needs a method). */
+		/* The client serves Trap, so unsolicited traps would reach it. */
 		x.client.add_method(iba::method::trap);
+		WEFT_TRY(x.la.connect(x.b));
+		WEFT_TRY(x.lb.connect(x.a));
 		WEFT_TRY(x.b.register_agent(x.server));
 		WEFT_TRY(x.a.register_agent(x.client));
 	}

@@ -339,7 +339,69 @@ void rc_pkey_mismatch_dropped(Test &t)
 	WEFT_EXPECT_EQ(t, int(got.value().status), int(verbs::WcStatus::Success));
 }
 
+/* Wait up to @ms for the SM's port to have received @n packets. */
+bool sm_got(Net &n, size_t want, int ms)
+{
+	for (int i = 0; i < ms && n.sm.count() < want; i++)
+		weft_msleep(1);
+	return n.sm.count() >= want;
+}
+
+/*
+ * IBA 14.2.5.1: a link state change at a switch port is reported to the SM
+ * with trap 128, sent by LID and repeated until the SM represses it; the
+ * next change is a new notice with a new TID.
+ */
+void trap_128_until_repressed(Test &t)
+{
+	auto own = net(1);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0];
+	constexpr uint16_t sw_lid = 3;
+	a.port(0)->lid = sw_lid;
+	a.port(0)->sm_lid = sm_lid;
+	a.set_lft(sm_lid, 2);
+	/* The SM's own cable is the first change. */
+	WEFT_ASSERT_OK(t, Fabric::get().connect(n.sm.port_, *a.port(2)));
+	WEFT_ASSERT_TRUE(t, sm_got(n, 1, 2000));
+	Lrh lrh;
+	WEFT_ASSERT_TRUE(t, n.received(&lrh));
+	const Smp &trap = n.m.resp;
+	WEFT_EXPECT_EQ(t, trap.method.get(), method::trap);
+	WEFT_EXPECT_EQ(t, trap.mgmt_class.get(), mgmt_class::subn_lid_routed);
+	WEFT_EXPECT_EQ(t, trap.attr_id.get(), smp_attr::notice);
+	WEFT_EXPECT_EQ(t, lrh.dlid.get(), sm_lid);
+	WEFT_EXPECT_EQ(t, lrh.slid.get(), sw_lid);
+	const auto &notice = n.m.got<Notice>();
+	WEFT_EXPECT_EQ(t, Notice::IsGeneric::get(notice.generic_type), uint8_t(1));
+	WEFT_EXPECT_EQ(t, notice.trap_number.get(), notice::trap_link_state_change);
+	WEFT_EXPECT_EQ(t, notice.issuer_lid.get(), sw_lid);
+	WEFT_EXPECT_EQ(t, notice.producer_lo.get(), uint16_t(notice::producer_switch));
+	const uint64_t first_tid = trap.tid.get();
+	/* Not repressed: it comes again, with the same TID. */
+	WEFT_ASSERT_TRUE(t, sm_got(n, 1, 2500));
+	WEFT_ASSERT_TRUE(t, n.received());
+	WEFT_EXPECT_EQ(t, n.m.resp.tid.get(), first_tid);
+	/* Repressed: no more. */
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice);
+	n.m.req.tid.set(first_tid);
+	WEFT_EXPECT_TRUE(t, n.m.ask(a, 2) == MadOutcome::Consumed);
+	while (n.sm.take())
+		;
+	weft_msleep(2500);
+	WEFT_EXPECT_EQ(t, n.sm.count(), size_t(0));
+	/* Another cable: a new notice. */
+	WEFT_ASSERT_OK(t, Fabric::get().connect(n.extra[0].port_, *a.port(1)));
+	WEFT_ASSERT_TRUE(t, sm_got(n, 1, 2000));
+	WEFT_ASSERT_TRUE(t, n.received());
+	WEFT_EXPECT_NE(t, n.m.resp.tid.get(), first_tid);
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice);
+	(void)n.m.ask(a, 2);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_smi, WEFT_CASE(dr_node_info_one_switch), WEFT_CASE(dr_walks_two_switches),
-		WEFT_CASE(lid_routed_to_switch), WEFT_CASE(tables_steer_data), WEFT_CASE(rc_pkey_mismatch_dropped));
+		WEFT_CASE(lid_routed_to_switch), WEFT_CASE(tables_steer_data), WEFT_CASE(rc_pkey_mismatch_dropped),
+		WEFT_CASE(trap_128_until_repressed));
