@@ -67,7 +67,7 @@ Result<void> MadService::register_agent(Agent &a)
 		return Error(err::EINVAL);
 	SpinGuardBh g(lock_);
 	for (Agent &o : agents_) {
-		if (o.mgmt_class != a.mgmt_class || o.class_version != a.class_version)
+		if (o.mgmt_class != a.mgmt_class || o.class_version != a.class_version || o.oui != a.oui)
 			continue;
 		for (int i = 0; i < 8; i++)
 			if (o.methods_[i] & a.methods_[i])
@@ -276,13 +276,28 @@ void MadService::deliver_response(const Mad &m, const MadAddr &from)
 	put_agent(a);
 }
 
-Agent *MadService::find_agent_locked(uint8_t cls, uint8_t version, uint8_t method, bool &class_known)
+namespace {
+
+/* IBA 13.4.9: a vendor MAD of classes 0x30-0x4f names its OUI after the RMPP header. */
+uint32_t vendor_oui(const Mad &m)
 {
+	if (!iba::vendor_range2(m.hdr().mgmt_class.get()))
+		return 0;
+	const auto &v = *reinterpret_cast<const iba::VendorHeader *>(m.bytes);
+	return iba::VendorHeader::Oui::get(v.oui_word);
+}
+
+} // namespace
+
+Agent *MadService::find_agent_locked(const Mad &m, bool &class_known)
+{
+	const iba::MadHeader &h = m.hdr();
+	const uint32_t oui = vendor_oui(m);
 	for (Agent &a : agents_) {
-		if (a.mgmt_class != cls)
+		if (a.mgmt_class != h.mgmt_class.get() || a.oui != oui)
 			continue;
 		class_known = true;
-		if (a.class_version == version && a.serves(method))
+		if (a.class_version == h.class_version.get() && a.serves(h.method.get()))
 			return &a;
 	}
 	return nullptr;
@@ -295,7 +310,7 @@ void MadService::deliver_request(const Mad &m, const MadAddr &from)
 	bool class_known = false;
 	{
 		SpinGuardBh g(lock_);
-		a = find_agent_locked(h.mgmt_class.get(), h.class_version.get(), h.method.get(), class_known);
+		a = find_agent_locked(m, class_known);
 		if (a)
 			a->active_++;
 	}

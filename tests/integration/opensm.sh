@@ -18,15 +18,21 @@ log=/tmp/opensm.log
 
 port_state() { cat $sys/$1/ports/${2:-1}/state; }
 
-# wait_active DEV...: every port 1 of DEV... ACTIVE within 60 s.
+# all_active DEV...: every port 1 of DEV... is ACTIVE.
+all_active() {
+	local d
+	for d in "$@"; do
+		[ "$(port_state "$d")" = "4: ACTIVE" ] || return 1
+	done
+}
+
+# wait_active DEV...: all_active within 30 s (half the SM's longest sweep interval here).
 wait_active() {
-	local d i
-	for i in $(seq 1 120); do
-		for d in "$@"; do
-			[ "$(port_state "$d")" = "4: ACTIVE" ] || continue 2
-		done
-		return 0
-	done 2>/dev/null
+	local i
+	for i in $(seq 1 60); do
+		all_active "$@" 2>/dev/null && return 0
+		sleep 0.5
+	done
 	return 1
 }
 
@@ -226,9 +232,18 @@ for i in $(seq 1 40); do
 	sleep 0.5
 done
 [ -n "$gone" ] || bad "weft3 still discovered after its cable was cut"
+# The SM's answer to the trap: weft3's LID leaves the far switch's LFT.
+sw1=$(smpquery $via -D portinfo 0,1,3 0 2>/dev/null | sed -n 's/^Lid:\.*//p')
+routed() { ibroute $via "$sw1" 2>/dev/null | grep -q "^$(printf '0x%04x' "$lid3") "; }
+for i in $(seq 1 40); do
+	routed || break
+	sleep 0.5
+done
+routed && bad "weft3's LID $lid3 still routed by switch LID ${sw1:-?} after the cut"
 echo 1 >$cfs/cables/c3/up || bad "re-making c3"
 wait_active weft3 || bad "weft3 not ACTIVE again: $(port_state weft3)"
 [ "$(($(cat $sys/weft3/ports/1/lid)))" = "$lid3" ] || bad "weft3 came back with another LID"
+routed || bad "weft3's LID $lid3 not routed again by switch LID ${sw1:-?}"
 for i in $(seq 1 40); do
 	[ "$(ibnetdiscover $via 2>/dev/null | grep -c '^Ca')" = 4 ] && break
 	sleep 0.5

@@ -130,6 +130,7 @@ Result<uint32_t> File::register_agent(const Registration &r)
 				a->agent.add_method(static_cast<uint8_t>(m));
 	/* IBA 13.6: RMPP version 1 agents get segmentation and reassembly from the service. */
 	a->agent.rmpp = r.rmpp_version == 1;
+	a->agent.oui = is_vendor_range2(r.mgmt_class) ? r.oui : 0;
 	auto reg = svc->register_agent(a->agent);
 	if (!reg) {
 		delete a;

@@ -16,6 +16,7 @@
 #include <weft/mad/port.h>
 #include <weft/mad/sa.h>
 #include <weft/test.h>
+#include <weft/verbs/test_pair.h>
 
 #include "../../../drivers/hca/tests/smp_fixture.h"
 
@@ -144,7 +145,14 @@ void sa_queries(Test &t)
 	for (uint8_t m : methods)
 		f.agent.add_method(m);
 	WEFT_ASSERT_OK(t, f.p1->gsi().register_agent(f.agent));
-	WEFT_ASSERT_TRUE(t, set_sm_lid(f, f.sa.lid1));
+	verbs::testing::Events events;
+	f.d0->add_event_handler(events);
+	bool told = set_sm_lid(f, f.sa.lid1);
+	/* The SMA's SmChange event comes from a work item: let it pass before caching. */
+	bool seen = told && events.wait(verbs::EventType::SmChange, 1);
+	f.d0->remove_event_handler(events);
+	WEFT_ASSERT_TRUE(t, told);
+	WEFT_EXPECT_TRUE(t, seen);
 
 	/* A path, then the same from the cache, then asked again after a subnet change. */
 	auto gid1 = f.d1->query_gid(1, 0);

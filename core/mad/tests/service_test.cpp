@@ -197,7 +197,7 @@ void retries_then_timeout(Test &t)
 	WEFT_ASSERT_OK(t, f);
 	Fixture &x = *f.value();
 	/* Two lost, the third try answered. */
-	x.make_get(cls, 1, 20, 3);
+	x.make_get(cls, 1, 200, 3); /* long enough for the answer to the third try, however slow */
 	x.la.drop = 2;
 	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
 	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 1));
@@ -234,8 +234,46 @@ void unregister_cancels(Test &t)
 	x.b.unregister_agent(x.server);
 }
 
+/* IBA 13.4.9: vendor classes 0x30-0x4f are served per OUI. */
+void vendor_classes_by_oui(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	constexpr uint8_t vendor = 0x32;
+	Responder r1, r2;
+	r1.svc = r2.svc = &x.b;
+	Agent v1(r1, vendor, 1), v2(r2, vendor, 1), same(r2, vendor, 1), asker(x.qh, vendor, 1);
+	v1.oui = same.oui = 0x001405;
+	v2.oui = 0x0002c9;
+	v1.add_method(iba::method::get);
+	v2.add_method(iba::method::get);
+	same.add_method(iba::method::get);
+	WEFT_ASSERT_OK(t, x.b.register_agent(v1));
+	WEFT_ASSERT_OK(t, x.b.register_agent(v2)); /* another OUI: no conflict */
+	WEFT_EXPECT_ERR(t, x.b.register_agent(same), err::EBUSY);
+	WEFT_ASSERT_OK(t, x.a.register_agent(asker));
+	const uint32_t ouis[] = {0x001405, 0x0002c9, 0x123456};
+	for (int i = 0; i < 3; i++) {
+		x.make_get(vendor, 1, 500, 0);
+		auto &v = *reinterpret_cast<iba::VendorHeader *>(x.req.mad.bytes);
+		iba::VendorHeader::Oui::set(v.oui_word, ouis[i]);
+		WEFT_ASSERT_OK(t, x.a.send(asker, x.req));
+		WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, i + 1));
+		WEFT_EXPECT_EQ(t, x.qh.last_status, 0);
+	}
+	WEFT_EXPECT_EQ(t, r1.requests, 1);
+	WEFT_EXPECT_EQ(t, r2.requests, 1);
+	/* Nobody has the third OUI: the class is served, the method for it is not. */
+	WEFT_EXPECT_EQ(t, x.qh.resp_status, uint16_t(2 << 2));
+	x.a.unregister_agent(asker);
+	x.b.unregister_agent(v1);
+	x.b.unregister_agent(v2);
+	teardown(x);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_mad_service, WEFT_CASE(registration_rules), WEFT_CASE(request_matched_by_tid),
 		WEFT_CASE(unserved_requests_answered), WEFT_CASE(retries_then_timeout),
-		WEFT_CASE(unregister_cancels));
+		WEFT_CASE(unregister_cancels), WEFT_CASE(vendor_classes_by_oui));

@@ -65,6 +65,20 @@ namespace rmpp_flag {
 inline constexpr uint8_t active = 1, first = 2, last = 4;
 }
 
+/* IBA 13.4.9: classes 0x30-0x4f: after the RMPP header, a reserved byte and the vendor's OUI. */
+struct VendorHeader {
+	MadHeader common;
+	RmppHeader rmpp;
+	be32 oui_word; /* Reserved:8 OUI:24 */
+
+	using Oui = BitField<be32, 0, 24>;
+};
+static_assert(sizeof(VendorHeader) == 40);
+inline constexpr bool vendor_range2(uint8_t mgmt_class)
+{
+	return mgmt_class >= 0x30 && mgmt_class <= 0x4f;
+}
+
 /* IBA 14.2.1.2: a directed-route SMP; the LID-routed form (14.2.1.1) shares the first 64 bytes' layout but the DR fields. */
 inline constexpr size_t smp_data_size = 64;
 inline constexpr uint8_t max_dr_hops = 64; /* IBA 14.2.1.2: paths index 0..63 */

@@ -116,6 +116,8 @@ public:
 	const uint8_t mgmt_class, class_version;
 	/* Set before registering: the service does RMPP (IBA 13.6) for this agent. */
 	bool rmpp = false;
+	/* Set before registering, for vendor classes 0x30-0x4f: the OUI it serves (IBA 13.4.9). */
+	uint32_t oui = 0;
 	ListNode node;
 
 private:
@@ -187,7 +189,7 @@ private:
 	void deliver_response(const Mad &m, const MadAddr &from);
 	void deliver_request(const Mad &m, const MadAddr &from);
 	void put_agent(Agent &a);
-	Agent *find_agent_locked(uint8_t cls, uint8_t version, uint8_t method, bool &class_known);
+	Agent *find_agent_locked(const Mad &m, bool &class_known);
 
 	MadTransport &transport_;
 	SpinLock lock_;
