@@ -89,6 +89,25 @@ Result<Own<PacketBuf>> PacketBuf::segment(uint32_t i, Gfp gfp) const
 	return one;
 }
 
+verbs::PortCounterValues PortCounters::read() const
+{
+	auto rd = [](const uint64_t &v) { return __atomic_load_n(&v, __ATOMIC_RELAXED); };
+	verbs::PortCounterValues out;
+	out.xmit_packets = rd(xmit_packets);
+	out.rcv_packets = rd(rcv_packets);
+	out.xmit_words = rd(xmit_words);
+	out.rcv_words = rd(rcv_words);
+	out.xmit_discards = rd(xmit_discards);
+	out.rcv_errors = rd(rcv_errors);
+	out.vl15_dropped = rd(vl15_dropped);
+	out.link_downed = rd(link_downed);
+	out.unicast_xmit = rd(unicast_xmit);
+	out.unicast_rcv = rd(unicast_rcv);
+	out.multicast_xmit = rd(multicast_xmit);
+	out.multicast_rcv = rd(multicast_rcv);
+	return out;
+}
+
 void Port::transmit_segments(Own<PacketBuf> pkt)
 {
 	for (uint32_t i = 0; i < pkt->burst; i++) {

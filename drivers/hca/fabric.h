@@ -102,6 +102,10 @@ struct PortCounters {
 	uint64_t unicast_xmit, unicast_rcv, multicast_xmit, multicast_rcv;
 
 	static void bump(uint64_t &c, uint64_t n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
+	/* Zero @c (a PMA Set, IBA 16.1.3.5); increments racing with it land before or after. */
+	static void clear(uint64_t &c) { __atomic_store_n(&c, 0, __ATOMIC_RELAXED); }
+	/* What readers see (verbs sysfs, the PMA): each counter read atomically. */
+	verbs::PortCounterValues read() const;
 };
 
 class Node;

@@ -4,6 +4,7 @@
 
 #include "crc.h"
 #include "hca.h"
+#include "pma.h"
 #include "qp.h"
 #include "sma.h"
 #include "switch.h"
@@ -134,6 +135,9 @@ verbs::MadOutcome Hca::process_mad(const verbs::MadIn &in, const uint8_t *mad, u
 {
 	if (!port(in.port))
 		return verbs::MadOutcome::NotMine;
+	if (reinterpret_cast<const iba::MadHeader *>(mad)->mgmt_class.get() == iba::mgmt_class::perf)
+		return pma::process(*this, in, *reinterpret_cast<const iba::PmaMad *>(mad),
+				    *reinterpret_cast<iba::PmaMad *>(out));
 	return sma::process(*this, in, *reinterpret_cast<const iba::Smp *>(mad), *reinterpret_cast<iba::Smp *>(out));
 }
 
@@ -313,20 +317,7 @@ Result<void> Hca::query_counters(uint8_t port, verbs::PortCounterValues &out)
 	Port *p = this->port(port);
 	if (!p)
 		return Error(err::EINVAL);
-	const PortCounters &c = p->counters;
-	auto rd = [](const uint64_t &v) { return __atomic_load_n(&v, __ATOMIC_RELAXED); };
-	out.xmit_packets = rd(c.xmit_packets);
-	out.rcv_packets = rd(c.rcv_packets);
-	out.xmit_words = rd(c.xmit_words);
-	out.rcv_words = rd(c.rcv_words);
-	out.xmit_discards = rd(c.xmit_discards);
-	out.rcv_errors = rd(c.rcv_errors);
-	out.vl15_dropped = rd(c.vl15_dropped);
-	out.link_downed = rd(c.link_downed);
-	out.unicast_xmit = rd(c.unicast_xmit);
-	out.unicast_rcv = rd(c.unicast_rcv);
-	out.multicast_xmit = rd(c.multicast_xmit);
-	out.multicast_rcv = rd(c.multicast_rcv);
+	out = p->counters.read();
 	return ok();
 }
 

@@ -38,7 +38,7 @@ public:
 	Result<uint16_t> query_pkey(uint8_t port, uint16_t index) override;
 	Result<verbs::Qp *> create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init) override;
 	Result<void> query_counters(uint8_t port, verbs::PortCounterValues &out) override;
-	/* Classes 0x01 and 0x81 to the SMA (sma.h); any context. */
+	/* Classes 0x01 and 0x81 to the SMA (sma.h), 0x04 to the PMA (pma.h); any context. */
 	verbs::MadOutcome process_mad(const verbs::MadIn &in, const uint8_t *mad, uint8_t *out) override;
 	Result<void> modify_port(uint8_t port, uint32_t set_caps, uint32_t clear_caps) override;
 

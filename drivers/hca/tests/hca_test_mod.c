@@ -5,7 +5,8 @@
 extern const struct weft_test_suite weft_suite_weft_hca_packet, weft_suite_weft_hca_crc,
 	weft_suite_weft_hca_datapath, weft_suite_weft_hca_verbs, weft_suite_weft_hca_capture,
 	weft_suite_weft_hca_faults, weft_suite_weft_hca_reliability, weft_suite_weft_hca_fastpath,
-	weft_suite_weft_hca_coverage, weft_suite_weft_hca_cable, weft_suite_weft_hca_sma, weft_suite_weft_hca_smi;
+	weft_suite_weft_hca_coverage, weft_suite_weft_hca_cable, weft_suite_weft_hca_sma, weft_suite_weft_hca_smi,
+	weft_suite_weft_hca_pma;
 
 static const struct weft_test_suite *const weft_hca_suites[] = {
 	&weft_suite_weft_hca_packet,
@@ -20,6 +21,7 @@ static const struct weft_test_suite *const weft_hca_suites[] = {
 	&weft_suite_weft_hca_cable,
 	&weft_suite_weft_hca_sma,
 	&weft_suite_weft_hca_smi,
+	&weft_suite_weft_hca_pma,
 };
 
 WEFT_KUNIT_MODULE(weft_hca_suites, "Weft: KUnit suites of the soft HCA");

@@ -124,7 +124,7 @@ void unsupported_requests(Test &t)
 	r.m.ask(*r.h, 1);
 	WEFT_EXPECT_EQ(t, r.m.status(), mad_status::bad_version);
 	WEFT_EXPECT_EQ(t, int(r.m.get(*r.h, 1, smp_attr::node_info, 0, 0)), int(MadOutcome::Reply));
-	fixture::smp_request(r.m.req, mgmt_class::perf, method::get, 0x12);
+	fixture::smp_request(r.m.req, mgmt_class::cm, method::get, 0x12);
 	WEFT_EXPECT_EQ(t, int(r.m.ask(*r.h, 1)), int(MadOutcome::NotMine));
 }
 
