@@ -135,9 +135,13 @@ verbs::MadOutcome Hca::process_mad(const verbs::MadIn &in, const uint8_t *mad, u
 {
 	if (!port(in.port))
 		return verbs::MadOutcome::NotMine;
-	if (reinterpret_cast<const iba::MadHeader *>(mad)->mgmt_class.get() == iba::mgmt_class::perf)
-		return pma::process(*this, in, *reinterpret_cast<const iba::PmaMad *>(mad),
-				    *reinterpret_cast<iba::PmaMad *>(out));
+	if (reinterpret_cast<const iba::MadHeader *>(mad)->mgmt_class.get() == iba::mgmt_class::perf) {
+		const auto &req = *reinterpret_cast<const iba::PmaMad *>(mad);
+		auto &resp = *reinterpret_cast<iba::PmaMad *>(out);
+		if (pma::redirected())
+			return pma::redirect(*port(in.port), req, resp);
+		return pma::process(*this, in, req, resp);
+	}
 	return sma::process(*this, in, *reinterpret_cast<const iba::Smp *>(mad), *reinterpret_cast<iba::Smp *>(out));
 }
 
@@ -261,6 +265,8 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 	PortCounters::bump(in.counters.unicast_rcv, pkt->burst);
 	pkt->view = p;
 	pkt->parsed = true;
+	if (iba::Bth::DestQp::get(p.bth->dqp) == pma::redirect_qpn)
+		return pma_qp_receive(in, p);
 	Ref<SoftQp> qp = lookup_qp(iba::Bth::DestQp::get(p.bth->dqp), in.num);
 	if (!qp || (qp->port && qp->port != in.num)) {
 		PortCounters::bump(in.counters.no_dest_qp);

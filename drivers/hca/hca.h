@@ -51,6 +51,8 @@ public:
 
 private:
 	explicit Hca(uint8_t ports);
+	/* The PMA's redirect QP, served in firmware (pma_redirect.cpp); atomic context. */
+	void pma_qp_receive(Port &in, const Packet &p);
 
 	uint8_t nports_;
 	Port ports_[max_ports] = {Port(*this, 1), Port(*this, 2)};

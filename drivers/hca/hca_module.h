@@ -14,6 +14,9 @@ void weft_hca_topology_destroy(void);
 /* Fabric capture (capture.cpp): the debugfs root and the ring size of new captures. */
 void weft_hca_capture_init(unsigned int ring_kb);
 void weft_hca_capture_exit(void);
+/* Module parameters the PMA reads (pma_redirect.cpp): redirection on, and MADs served there. */
+extern bool weft_hca_pma_redirect;
+extern unsigned int weft_hca_pma_redirected_served;
 WEFT_C_END
 
 #endif

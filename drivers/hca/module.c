@@ -28,6 +28,15 @@ static unsigned int capture_ring_kb = 1024;
 module_param(capture_ring_kb, uint, 0444);
 MODULE_PARM_DESC(capture_ring_kb, "ring of each new fabric capture, KiB (>= 5; debugfs weft/<dev>/port<N>/capture)");
 
+/* Read by the PMA (pma_redirect.cpp) at each request: switchable at run time. */
+bool weft_hca_pma_redirect;
+module_param_named(pma_redirect, weft_hca_pma_redirect, bool, 0644);
+MODULE_PARM_DESC(pma_redirect, "HCA PMAs answer QP1 with a redirect to their own QP (IBA 13.5.3.3)");
+
+unsigned int weft_hca_pma_redirected_served;
+module_param_named(pma_redirected_served, weft_hca_pma_redirected_served, uint, 0444);
+MODULE_PARM_DESC(pma_redirected_served, "PerfMgt MADs the HCAs' PMAs answered on their redirect QP");
+
 static int __init weft_hca_init(void)
 {
 	int ret = 0;

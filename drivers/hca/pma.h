@@ -29,6 +29,19 @@ verbs::MadOutcome process(Node &node, const verbs::MadIn &in, const iba::PmaMad 
 /* The ClassPortInfo.CapabilityMask Weft's PMA announces (what it really does). */
 uint16_t capabilities();
 
+/*
+ * Redirection (IBA 13.5.3.3, pma_redirect.cpp), when weft_hca's
+ * pma_redirect parameter is set: the PMA's answer on QP1 to any request
+ * is the redirect status with a ClassPortInfo naming the port's LID and
+ * this QP, which the HCA serves in firmware (Hca::pma_qp_receive).  The
+ * number is past every QP the HCA allocates.
+ */
+inline constexpr uint32_t redirect_qpn = 0x400;
+inline constexpr uint32_t redirect_qkey = 0x80010000; /* IBA 13.5.3.3: the QP's Q_Key, named in ClassPortInfo */
+bool redirected();
+void set_redirected(bool on); /* what writing the module parameter does (tests) */
+verbs::MadOutcome redirect(const Port &port, const iba::PmaMad &req, iba::PmaMad &resp);
+
 } // namespace weft::hca::pma
 
 #endif

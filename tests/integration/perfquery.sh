@@ -6,7 +6,8 @@
 # traffic (weft_selftest_stream), corruptions injected on the cable counted
 # in PortRcvErrors exactly (and in sysfs, the same counters), perfquery -R
 # and -x -R clearing them, -x (PortCountersExtended), -a (PortSelect 0xFF),
-# and a port that does not exist refused with a status.
+# a port that does not exist refused with a status, and the PMA redirected
+# to its own QP (module parameter pma_redirect), which perfquery follows.
 set -u
 fail=0
 bad() { echo "perfquery: $*"; fail=1; }
@@ -96,6 +97,19 @@ pq -a "$lid1" && grep -q "port 255" $out || bad "-a: $(head -1 $out)"
 if perfquery -C weft0 -P 1 "$lid1" 7 >$out 2>&1; then
 	bad "port 7 of a one-port HCA answered: $(cat $out)"
 fi
+
+# Redirection (IBA 13.5.3.3): the PMAs answer QP1 with "redirect" and a
+# ClassPortInfo naming their own QP; perfquery follows it and gets the
+# counters there.
+param=/sys/module/weft_hca/parameters
+echo 1 >$param/pma_redirect || bad "switching redirection on"
+served=$(cat $param/pma_redirected_served)
+pq "$lid1" 1 && expect_field PortXmitData "-gt 0" "through the redirect QP"
+pq -R "$lid1" 1
+[ "$(cat $param/pma_redirected_served)" -ge $((served + 2)) ] ||
+	bad "perfquery did not use the redirect QP: $served -> $(cat $param/pma_redirected_served) served there"
+echo 0 >$param/pma_redirect
+pq "$lid1" 1 || bad "perfquery after redirection was switched off"
 
 rmdir $cfs/cables/c $cfs/hcas/h1 $cfs/hcas/h0 || bad "tearing down the configfs entries"
 weft_unload || fail=1

@@ -13,6 +13,8 @@
 #include <weft/verbs/test_pair.h>
 
 #include "../hca.h"
+#include "../pma.h"
+#include "sink.h"
 
 using namespace weft;
 using namespace weft::hca;
@@ -294,8 +296,80 @@ void counters_grow_with_traffic(Test &t)
 	WEFT_EXPECT_TRUE(t, m.pcx().rcv_data.get() >= rcv_data);
 }
 
+/*
+ * IBA 13.5.3.3: redirected, QP1's answer to any request is the redirect
+ * status with the PMA's own QP; a datagram to that QP is answered from it.
+ */
+void redirect_to_own_qp(Test &t)
+{
+	auto own = rig();
+	WEFT_ASSERT_OK(t, own);
+	Rig &r = *own.value();
+	Port &p1 = *r.h->port(1);
+	p1.lid = 0x21;
+	pma::set_redirected(true);
+	uint16_t st = r.m.run(*r.h, 1, method::get, pma_attr::port_counters, 1);
+	pma::set_redirected(false);
+	WEFT_EXPECT_EQ(t, st, mad_status::redirect);
+	WEFT_EXPECT_EQ(t, r.m.cpi().redirect_lid.get(), uint16_t(0x21));
+	WEFT_EXPECT_EQ(t, ClassPortInfo::Qp::get(r.m.cpi().redirect_qp), pma::redirect_qpn);
+	WEFT_EXPECT_EQ(t, r.m.cpi().redirect_qkey.get(), pma::redirect_qkey);
+	WEFT_EXPECT_EQ(t, r.m.run(*r.h, 1, method::get, pma_attr::port_counters, 1), uint16_t(0));
+
+	/* A requester's QP 1 at LID 0x22, cabled to port 1, asks the redirect QP. */
+	auto sink = make_own<fixture::Sink>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, sink);
+	fixture::Sink &asker = *sink.value();
+	Fabric &f = Fabric::get();
+	f.add(asker);
+	/* Off the fabric (cable cut) on every way out, before the sink goes. */
+	struct Off {
+		Fabric &f;
+		Node &n;
+		~Off() { f.remove(n); }
+	} off{f, asker};
+	WEFT_ASSERT_OK(t, f.connect(asker.port_, p1));
+	p1.state = verbs::PortState::Active;
+	r.c(1).xmit_packets = 0;
+	r.m.request(method::get, pma_attr::port_counters, 1);
+	PacketSpec s;
+	s.dlid = 0x21;
+	s.slid = 0x22;
+	s.opcode = iba::opcode(Transport::Ud, op::SendOnly);
+	s.dqp = pma::redirect_qpn;
+	s.sqp = 1;
+	s.qkey = pma::redirect_qkey;
+	s.payload = ConstBytes(reinterpret_cast<const uint8_t *>(&r.m.req), sizeof(r.m.req));
+	auto len = packet_length(s);
+	WEFT_ASSERT_OK(t, len);
+	for (int on = 0; on < 2; on++) {
+		pma::set_redirected(on);
+		auto pkt = PacketBuf::alloc(Gfp::Sleep, static_cast<uint32_t>(len.value()));
+		WEFT_ASSERT_OK(t, pkt);
+		auto n = build(Bytes(pkt.value()->data(), len.value()), s, false);
+		WEFT_ASSERT_OK(t, n);
+		pkt.value()->len = static_cast<uint32_t>(n.value());
+		asker.port_.transmit(pkt.take());
+	}
+	pma::set_redirected(false);
+	/* Off: nobody there.  On: the answer, from the PMA's QP to the asker's QP 1. */
+	WEFT_EXPECT_EQ(t, asker.count(), size_t(1));
+	Own<PacketBuf> got = asker.take();
+	WEFT_ASSERT_TRUE(t, bool(got));
+	auto parsed = parse(got->bytes());
+	WEFT_ASSERT_OK(t, parsed);
+	const Packet &a = parsed.value();
+	WEFT_EXPECT_EQ(t, a.lrh->dlid.get(), uint16_t(0x22));
+	WEFT_EXPECT_EQ(t, iba::Bth::DestQp::get(a.bth->dqp), 1u);
+	WEFT_EXPECT_EQ(t, iba::Deth::SrcQp::get(a.deth->sqp), pma::redirect_qpn);
+	const auto &resp = *reinterpret_cast<const PmaMad *>(a.payload.data());
+	WEFT_EXPECT_EQ(t, resp.hdr.method.get(), method::get_resp);
+	WEFT_EXPECT_EQ(t, resp.hdr.status.get(), uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.c(1).no_dest_qp, 1ull);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_pma, WEFT_CASE(class_port_info), WEFT_CASE(port_counters_mapping),
 		WEFT_CASE(port_counters_extended), WEFT_CASE(set_clears_selected), WEFT_CASE(bad_requests),
-		WEFT_CASE(counters_grow_with_traffic));
+		WEFT_CASE(counters_grow_with_traffic), WEFT_CASE(redirect_to_own_qp));

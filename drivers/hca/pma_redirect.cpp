@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PMA redirection (IBA 13.5.3.3): with weft_hca's pma_redirect set, the
+ * PMA answers every request on QP1 with the redirect status and a
+ * ClassPortInfo naming the port's LID and a QP of its own; requesters
+ * (libibmad's perfquery among them) ask again there.  That QP lives in
+ * the HCA's firmware: a datagram to it is answered right here, in the
+ * receive path, and never reaches a verbs QP.
+ */
+#include "hca.h"
+#include "hca_module.h"
+#include "pma.h"
+
+namespace weft::hca {
+
+namespace pma {
+
+bool redirected()
+{
+	return __atomic_load_n(&weft_hca_pma_redirect, __ATOMIC_RELAXED);
+}
+
+void set_redirected(bool on)
+{
+	__atomic_store_n(&weft_hca_pma_redirect, on, __ATOMIC_RELAXED);
+}
+
+/* IBA 13.4.8.1, 13.5.3.3: status "redirect", and where to go instead. */
+verbs::MadOutcome redirect(const Port &port, const iba::PmaMad &req, iba::PmaMad &resp)
+{
+	if (req.hdr.base_version.get() != 1)
+		return verbs::MadOutcome::Consumed;
+	if (iba::MadHeader::Response::get(req.hdr.method))
+		return verbs::MadOutcome::NotMine;
+	resp = iba::PmaMad{};
+	resp.hdr = req.hdr;
+	resp.hdr.method.set(iba::method::get_resp);
+	resp.hdr.status.set(iba::mad_status::redirect);
+	auto &cpi = *reinterpret_cast<iba::ClassPortInfo *>(resp.data);
+	cpi.base_version.set(1);
+	cpi.class_version.set(iba::pma_class_version);
+	cpi.capability_mask.set(capabilities());
+	cpi.redirect_lid.set(__atomic_load_n(&port.lid, __ATOMIC_RELAXED));
+	cpi.redirect_pkey.set(0xffff);
+	iba::ClassPortInfo::Qp::set(cpi.redirect_qp, redirect_qpn);
+	cpi.redirect_qkey.set(redirect_qkey);
+	return verbs::MadOutcome::Reply;
+}
+
+} // namespace pma
+
+/*
+ * A datagram for the PMA's own QP (IBA 9.8, 10.2.5 checks as for any UD
+ * QP: a SEND ONLY of one MAD, the QP's Q_Key, a P_Key of the port): the
+ * PMA's answer goes back to the sender's QP as a datagram of this QP.
+ */
+void Hca::pma_qp_receive(Port &in, const Packet &p)
+{
+	const bool ud_mad = p.deth && p.payload.size() == iba::mad_size &&
+			    p.bth->opcode.get() == iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
+	if (!pma::redirected() || !ud_mad) {
+		PortCounters::bump(in.counters.no_dest_qp);
+		return;
+	}
+	if (p.deth->qkey.get() != pma::redirect_qkey) {
+		PortCounters::bump(in.counters.bad_qkey);
+		return;
+	}
+	const uint16_t pkey = p.bth->pkey.get();
+	bool member = false;
+	for (uint16_t i = 0; i < Port::pkey_table_len && !member; i++)
+		member = pkey_match(pkey, __atomic_load_n(&in.pkeys[i], __ATOMIC_RELAXED));
+	if (!member) {
+		PortCounters::bump(in.counters.bad_pkey);
+		return;
+	}
+	verbs::MadIn mi;
+	mi.port = in.num;
+	mi.slid = p.lrh->slid.get();
+	mi.sl = iba::Lrh::Sl::get(p.lrh->sl_lnh);
+	mi.src_qp = iba::Deth::SrcQp::get(p.deth->sqp);
+	iba::PmaMad resp;
+	const auto &req = *reinterpret_cast<const iba::PmaMad *>(p.payload.data());
+	if (pma::process(*this, mi, req, resp) != verbs::MadOutcome::Reply)
+		return;
+	__atomic_fetch_add(&weft_hca_pma_redirected_served, 1, __ATOMIC_RELAXED);
+	PacketSpec s;
+	s.sl = mi.sl;
+	s.dlid = mi.slid;
+	s.slid = __atomic_load_n(&in.lid, __ATOMIC_RELAXED);
+	s.opcode = iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
+	s.pkey = pkey;
+	s.dqp = mi.src_qp;
+	s.sqp = pma::redirect_qpn;
+	s.qkey = p.deth->qkey.get(); /* IBA 13.5.1: the requester's QP1 shares the GSI Q_Key */
+	s.payload = ConstBytes(reinterpret_cast<const uint8_t *>(&resp), sizeof(resp));
+	auto len = packet_length(s);
+	auto pkt = len ? PacketBuf::alloc(Gfp::Atomic, static_cast<uint32_t>(len.value()))
+		       : Result<Own<PacketBuf>>(len.error());
+	if (!pkt) {
+		PortCounters::bump(in.counters.xmit_discards);
+		return;
+	}
+	auto built = build(Bytes(pkt.value()->data(), len.value()), s, false);
+	if (!built) {
+		PortCounters::bump(in.counters.xmit_discards);
+		return;
+	}
+	pkt.value()->len = static_cast<uint32_t>(built.value());
+	PortCounters::bump(in.counters.unicast_xmit);
+	in.transmit(pkt.take());
+}
+
+} // namespace weft::hca
