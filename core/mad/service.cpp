@@ -5,6 +5,7 @@
  * agent's `active_` counts its callbacks in progress, so unregistration can
  * cancel what is outstanding and then wait for the last callback.
  */
+#include <weft/iba/pma.h>
 #include <weft/mad/service.h>
 
 #include "rmpp.h"
@@ -142,6 +143,7 @@ Result<void> MadService::send(Agent &a, SendReq &r)
 			r.tries_left_ = r.retries;
 			r.deadline_ = now_ms() + r.timeout_ms;
 			r.status = 0;
+			r.redirects_ = 0;
 			/*
 			 * Until the transmit returns, the request is the sender's:
 			 * whatever ends it meanwhile (a response, cancellation)
@@ -248,10 +250,59 @@ void MadService::tick(DelayedWork &w)
 	}
 }
 
+namespace {
+
+/* IBA 13.4.3, 15.2.1.1, 16.1.1, 13.4.9: where a class's attribute data starts. */
+size_t class_data_offset(uint8_t c)
+{
+	if (c == iba::mgmt_class::subn_adm)
+		return 56;
+	if (c == iba::mgmt_class::perf || c == 0x05 || c == 0x06 || c == 0x10)
+		return 64;
+	if (iba::vendor_range2(c))
+		return 40;
+	return sizeof(iba::MadHeader);
+}
+
+} // namespace
+
+/*
+ * IBA 13.5.3.3: an agent that answers "redirect" names, in ClassPortInfo,
+ * the LID, QP and Q_Key to ask instead.  The request goes there, as it
+ * was, with its tries and timeout restarted; its owner sees only the
+ * final answer.  By LID only (RedirectLID 0 would need a GRH), and at
+ * most max_redirects times, so two agents cannot bounce it forever.
+ */
+bool MadService::follow_redirect_locked(SendReq &r, const Mad &m, Mad &copy, MadAddr &to)
+{
+	constexpr uint16_t status_redirect = 0x0002;
+	constexpr uint8_t max_redirects = 3;
+	if ((m.hdr().status.get() & 0x7fff) != status_redirect || r.sending_ || r.redirects_ >= max_redirects)
+		return false;
+	const size_t off = class_data_offset(m.hdr().mgmt_class.get());
+	const auto &cpi = *reinterpret_cast<const iba::ClassPortInfo *>(m.bytes + off);
+	if (off + sizeof(cpi) > iba::mad_size || !cpi.redirect_lid.get())
+		return false;
+	r.to.lid = cpi.redirect_lid.get();
+	r.to.qpn = iba::ClassPortInfo::Qp::get(cpi.redirect_qp);
+	r.to.qkey = cpi.redirect_qkey.get();
+	r.to.sl = static_cast<uint8_t>(iba::ClassPortInfo::Sl::get(cpi.redirect_tc_sl_fl));
+	r.redirects_++;
+	r.tries_left_ = r.retries;
+	r.deadline_ = now_ms() + r.timeout_ms;
+	arm_timer_locked();
+	copy = r.mad;
+	to = r.to;
+	return true;
+}
+
 void MadService::deliver_response(const Mad &m, const MadAddr &from)
 {
 	const uint64_t tid = m.hdr().tid.get();
 	SendReq *match = nullptr;
+	Mad copy;
+	MadAddr to;
+	bool resend = false;
 	{
 		SpinGuardBh g(lock_);
 		for (SendReq &r : outstanding_) {
@@ -266,10 +317,18 @@ void MadService::deliver_response(const Mad &m, const MadAddr &from)
 			drop();
 			return;
 		}
-		match->response = m;
-		match->from = from;
-		if (!end_locked(*match, 0))
-			return; /* answered before its send() returned: that finishes it */
+		if (follow_redirect_locked(*match, m, copy, to)) {
+			resend = true;
+		} else {
+			match->response = m;
+			match->from = from;
+			if (!end_locked(*match, 0))
+				return; /* answered before its send() returned: that finishes it */
+		}
+	}
+	if (resend) {
+		(void)transport_.transmit(copy, to); /* lost: the timer sends it again */
+		return;
 	}
 	Agent &a = *match->agent_;
 	a.handler.send_done(a, *match);

@@ -18,6 +18,7 @@ namespace weft::mad::testing {
 
 struct Loop final : MadTransport {
 	MadAddr self;
+	MadAddr last_to; /* where the last MAD was addressed */
 	uint32_t drop = 0, sent = 0;
 	uint64_t lose = 0;
 
@@ -34,9 +35,10 @@ struct Loop final : MadTransport {
 			to_peer_->stop();
 	}
 
-	Result<void> transmit(const Mad &m, const MadAddr &) override
+	Result<void> transmit(const Mad &m, const MadAddr &to) override
 	{
 		uint32_t n = __atomic_fetch_add(&sent, 1, __ATOMIC_RELAXED);
+		last_to = to;
 		if (drop) {
 			drop--;
 			return ok();

@@ -7,6 +7,7 @@
  * unregistration cancelling what is outstanding with no callback after.
  */
 #include <weft/alloc.h>
+#include <weft/iba/pma.h>
 #include <weft/test.h>
 
 #include <weft/mad/service.h>
@@ -272,8 +273,64 @@ void vendor_classes_by_oui(Test &t)
 	teardown(x);
 }
 
+/* Answers the first request with "redirect" to LID 9, QP 7, Q_Key 0x1234, the next ones as Responder. */
+struct Redirector final : AgentHandler {
+	MadService *svc = nullptr;
+	int requests = 0;
+	void recv(Agent &a, const Mad &m, const MadAddr &from) override
+	{
+		auto r = make_own<SendReq>(Gfp::Sleep);
+		if (!r)
+			return;
+		SendReq &req = *r.value();
+		req.mad = m;
+		req.mad.hdr().method.set(iba::method::get_resp);
+		req.to = from;
+		if (requests++ == 0) {
+			req.mad.hdr().status.set(0x0002);
+			/* IBA 16.1.1: PerfMgt data, and so its ClassPortInfo, starts at byte 64. */
+			auto &cpi = *reinterpret_cast<iba::ClassPortInfo *>(req.mad.bytes + 64);
+			cpi.redirect_lid.set(9);
+			iba::ClassPortInfo::Qp::set(cpi.redirect_qp, 7);
+			cpi.redirect_qkey.set(0x1234);
+		} else {
+			req.mad.hdr().attr_mod.set(m.hdr().attr_mod.get() + 1);
+		}
+		(void)svc->send(a, req);
+	}
+	void send_done(Agent &, SendReq &) override {}
+};
+
+/* IBA 13.5.3.3: a redirect answer sends the request on to where it names; the owner sees the final answer. */
+void redirect_followed(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.b.unregister_agent(x.server);
+	Redirector rd;
+	rd.svc = &x.b;
+	Agent redirecting(rd, cls, 1);
+	redirecting.add_method(iba::method::get);
+	WEFT_ASSERT_OK(t, x.b.register_agent(redirecting));
+	x.make_get(cls, 1, 500, 0);
+	x.req.to = MadAddr{2, 1, 0x80010000, 0, 0};
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 1));
+	WEFT_EXPECT_EQ(t, x.qh.last_status, 0);
+	WEFT_EXPECT_EQ(t, x.qh.resp_status, uint16_t(0));
+	WEFT_EXPECT_EQ(t, x.qh.resp_mod, 42u);
+	WEFT_EXPECT_EQ(t, rd.requests, 2);
+	WEFT_EXPECT_EQ(t, x.la.sent, 2u);
+	WEFT_EXPECT_EQ(t, x.la.last_to.lid, uint16_t(9));
+	WEFT_EXPECT_EQ(t, x.la.last_to.qpn, 7u);
+	WEFT_EXPECT_EQ(t, x.la.last_to.qkey, 0x1234u);
+	x.a.unregister_agent(x.client);
+	x.b.unregister_agent(redirecting);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_mad_service, WEFT_CASE(registration_rules), WEFT_CASE(request_matched_by_tid),
 		WEFT_CASE(unserved_requests_answered), WEFT_CASE(retries_then_timeout),
-		WEFT_CASE(unregister_cancels), WEFT_CASE(vendor_classes_by_oui));
+		WEFT_CASE(unregister_cancels), WEFT_CASE(vendor_classes_by_oui), WEFT_CASE(redirect_followed));

@@ -85,6 +85,7 @@ private:
 	uint64_t deadline_ = 0; /* ms, monotonic */
 	uint8_t tries_left_ = 0;
 	bool sending_ = false; /* inside send(): it finishes whatever ends the request */
+	uint8_t redirects_ = 0; /* IBA 13.5.3.3: redirections followed */
 	bool ended_ = false;
 	rmpp::Receiver *rx_ = nullptr; /* a response arriving in segments */
 };
@@ -177,6 +178,7 @@ private:
 	static void tick(DelayedWork &w);
 	void drop() { __atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED); }
 	bool end_locked(SendReq &r, int status);
+	bool follow_redirect_locked(SendReq &r, const Mad &m, Mad &copy, MadAddr &to);
 	Result<void> rmpp_send(Agent &a, SendReq &r);
 	void rmpp_pump(RmppSend &s);
 	void rmpp_finish_locked(RmppSend &s);
