@@ -117,6 +117,13 @@ echo "$out"
 out=$(saquery $via -p 2>&1 | head -40)
 grep -q "PathRecord" <<<"$out" || bad "saquery -p: $out"
 
+# The kernel SA client against OpenSM's SA: weft0's path to weft1 (then
+# from the cache), and a join and leave of the IPoIB broadcast group.
+dmesg -C
+insmod "$WEFT_MODDIR/tests/selftest/weft_selftest_sa.ko" || bad "kernel SA client: $(dmesg | grep SA-RESULT)"
+dmesg | grep -o "SA-RESULT.*"
+rmmod weft_selftest_sa 2>/dev/null
+
 # OpenSM restarted under RC traffic on an unchanged path: the stream goes
 # on (every message once, in order, every send successful).
 dmesg -C

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test only: the kernel SA client (include/weft/mad/sa.h) against a real
+ * SA (OpenSM's), from weft0 port 1 at load: the path to weft1, resolved
+ * twice (the second from the cache), and a join and leave of the IPoIB
+ * IPv4 broadcast group of the default partition (RFC 4391 MGID
+ * ff12:401b:ffff::ffff:ffff).  Prints one SA-RESULT line; the load fails
+ * on any error.
+ */
+#include <weft/log.h>
+#include <weft/mad/sa.h>
+
+using namespace weft;
+
+extern "C" int weft_selftest_sa_run(void);
+
+namespace {
+
+const Logger log("weft_selftest_sa");
+
+Result<void> run(verbs::Device &d0, verbs::Device &d1)
+{
+	auto gid1 = WEFT_TRY(d1.query_gid(1, 0));
+	verbs::PortAttr a1;
+	WEFT_TRY(d1.query_port(1, a1));
+	auto path = WEFT_TRY(mad::sa::resolve_path(d0, 1, gid1, 0xffff));
+	auto again = WEFT_TRY(mad::sa::resolve_path(d0, 1, gid1, 0xffff));
+	iba::McMemberRecord want{};
+	const uint8_t mgid[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+	__builtin_memcpy(want.mgid, mgid, sizeof(mgid));
+	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
+	mad::sa::Membership *m = WEFT_TRY(mad::sa::join(d0, 1, want, 0));
+	const iba::McMemberRecord &g = mad::sa::record(*m);
+	log.info("SA-RESULT path dlid %u slid %u (weft1 lid %u) cached dlid %u group mlid 0x%x qkey 0x%x pkey 0x%x",
+		 path.dlid.get(), path.slid.get(), a1.lid, again.dlid.get(), g.mlid.get(), g.qkey.get(),
+		 g.pkey.get());
+	const bool right = path.dlid.get() == a1.lid && again.dlid.get() == a1.lid && g.mlid.get() >= 0xc000;
+	mad::sa::leave(m);
+	if (!right)
+		return Error(err::EPROTO);
+	return ok();
+}
+
+} // namespace
+
+int weft_selftest_sa_run(void)
+{
+	Ref<verbs::Device> d0 = verbs::find_device("weft0"), d1 = verbs::find_device("weft1");
+	if (!d0 || !d1)
+		return -err::ENODEV;
+	auto r = run(*d0, *d1);
+	if (!r)
+		log.info("SA-RESULT failed errno %d", r.error().code());
+	return r.to_errno();
+}
