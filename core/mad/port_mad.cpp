@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A CA port's SMI and GSI (IBA 13.5, 14.2.2): see port_mad.h. */
 #include <weft/alloc.h>
+#include <weft/iba/smp_attrs.h>
 
 #include "port_mad.h"
 
@@ -25,9 +26,6 @@ iba::Smp &smp_of(Mad &m)
 {
 	return *reinterpret_cast<iba::Smp *>(m.bytes);
 }
-
-/* IBA 14.2.5.1 SMInfo: an SM answers it, never an SMA (C14-?: "SMInfo is supported only by SMs"). */
-constexpr uint16_t attr_sm_info = 0x0020;
 
 } // namespace
 
@@ -126,12 +124,15 @@ Result<void> PortMad::Smi::out(Mad &m, const MadAddr &to)
 	return Error(err::EINVAL);
 }
 
-/* A request for this port's SMA; an SM's own SMInfo and whatever the SMA leaves go to the agents. */
+/*
+ * A request for this port's SMA.  SMInfo is for an SM, never an SMA (IBA
+ * 14.2.5.1): it and whatever the SMA leaves go to the agents.
+ */
 void PortMad::Smi::to_sma(const Mad &m, const MadAddr &from)
 {
 	Mad reply;
 	bool answer = false;
-	if (m.hdr().attr_id.get() != attr_sm_info && port.firmware(m, from, reply, answer)) {
+	if (m.hdr().attr_id.get() != iba::smp_attr::sm_info && port.firmware(m, from, reply, answer)) {
 		if (answer)
 			(void)out(reply, from);
 		return;

@@ -16,28 +16,10 @@ uint8_t flags_of(const uint8_t *mad)
 
 } // namespace
 
-bool class_uses_rmpp(uint8_t c)
-{
-	/* SA, device management and administration, BIS, and vendor range 2 (IBA 13.4.4). */
-	return c == iba::mgmt_class::subn_adm || c == 0x06 || c == 0x10 || c == 0x05 ||
-	       (c >= 0x30 && c <= 0x4f);
-}
-
-size_t data_offset(uint8_t c)
-{
-	if (c == iba::mgmt_class::subn_adm)
-		return 56; /* IBA 15.2.1.1: RMPP header, then SMKey, AttributeOffset, ComponentMask */
-	if (c == 0x06 || c == 0x10 || c == 0x05)
-		return 64; /* IBA 16.3.1: the device management class header */
-	if (c >= 0x30 && c <= 0x4f)
-		return 40; /* IBA 13.4.9: reserved byte and the OUI */
-	return rmpp_hdr;
-}
-
 bool active(const uint8_t *mad)
 {
 	const iba::RmppHeader &h = header(mad);
-	return class_uses_rmpp(mad[1]) && h.version.get() == 1 &&
+	return iba::class_uses_rmpp(mad[1]) && h.version.get() == 1 &&
 	       (flags_of(mad) & iba::rmpp_flag::active);
 }
 
@@ -45,7 +27,7 @@ Result<Own<Sender>> Sender::make(ConstBytes msg)
 {
 	if (msg.size() < sizeof(iba::MadHeader))
 		return Error(err::EINVAL);
-	size_t off = data_offset(msg[1]);
+	size_t off = iba::class_data_offset(msg[1]);
 	if (msg.size() < off)
 		return Error(err::EINVAL);
 	auto *s = new (Gfp::Sleep) Sender;
@@ -142,7 +124,7 @@ Receiver::Step Receiver::add(const Mad &seg, Gfp gfp)
 	if ((n == 1) != bool(flags & iba::rmpp_flag::first))
 		return Step::Abort;
 	if (n == 1) {
-		off_ = data_offset(seg.bytes[1]);
+		off_ = iba::class_data_offset(seg.bytes[1]);
 		uint32_t total = h.paylen_newwin.get();
 		uint32_t segs = total ? (total + payload_per_seg - 1) / payload_per_seg : window;
 		if (!grow(off_ + size_t(segs) * (iba::mad_size - off_), gfp))

@@ -23,10 +23,6 @@ inline constexpr uint32_t window = 16;
 inline constexpr uint32_t default_timeout_ms = 1000;
 inline constexpr uint8_t default_retries = 3;
 
-/* Classes whose MADs may carry RMPP (IBA 13.6.1: SA, device management, vendor range 2). */
-bool class_uses_rmpp(uint8_t mgmt_class);
-/* Where a segment's data starts: after every header the class has (13.4.3, 15.2.1.1, 16.3.1). */
-size_t data_offset(uint8_t mgmt_class);
 
 inline const iba::RmppHeader &header(const uint8_t *mad)
 {
@@ -42,7 +38,7 @@ bool active(const uint8_t *mad);
 /* The sending side of one message (IBA 13.6.5.1). */
 class Sender {
 public:
-	/* A copy of @msg (its headers, data_offset() bytes, then the data); EINVAL if shorter. */
+	/* A copy of @msg (its headers, iba::class_data_offset() bytes, then the data); EINVAL if shorter. */
 	static Result<Own<Sender>> make(ConstBytes msg);
 
 	uint32_t count() const { return count_; }

@@ -27,13 +27,13 @@ struct Pending {
 	Completion done;
 };
 
-SaPort *sa_of(verbs::Device &dev, uint8_t port)
+} // namespace
+
+SaPort *find_sa(verbs::Device &dev, uint8_t port)
 {
 	MadPort *p = find_port(dev, port);
 	return p ? &static_cast<PortMad *>(p)->sa() : nullptr;
 }
-
-} // namespace
 
 SaPort::SaPort(MadPort &p) : port(p), cache_lock_(WEFT_LOCK_CLASS("weft_mad_sa_cache")) {}
 
@@ -99,7 +99,7 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 	h.method.set(method);
 	h.tid.set(__atomic_fetch_add(&next_tid_, 1, __ATOMIC_RELAXED));
 	h.attr_id.set(attr);
-	auto *sah = reinterpret_cast<iba::SaHeader *>(r.mad.bytes + 36);
+	auto *sah = reinterpret_cast<iba::SaHeader *>(r.mad.bytes + iba::sa_header_offset);
 	sah->comp_mask.set(comp_mask);
 	__builtin_memcpy(r.mad.bytes + iba::sa_data_offset, rec, len);
 	r.to = MadAddr{pa.sm_lid, 1, gsi_qkey, 0, pa.sm_sl};
@@ -149,7 +149,7 @@ namespace sa {
 Result<iba::PathRecord> get_path(verbs::Device &dev, uint8_t port, const iba::PathRecord &want,
 				 uint64_t comp_mask)
 {
-	SaPort *s = sa_of(dev, port);
+	SaPort *s = find_sa(dev, port);
 	if (!s)
 		return Error(err::ENODEV);
 	SaPort::Answer a;
@@ -162,7 +162,7 @@ Result<iba::PathRecord> get_path(verbs::Device &dev, uint8_t port, const iba::Pa
 Result<iba::PathRecord> resolve_path(verbs::Device &dev, uint8_t port, const verbs::Gid &dgid,
 				     uint16_t pkey)
 {
-	SaPort *s = sa_of(dev, port);
+	SaPort *s = find_sa(dev, port);
 	if (!s)
 		return Error(err::ENODEV);
 	return s->resolve_path(dgid, pkey);
@@ -171,14 +171,14 @@ Result<iba::PathRecord> resolve_path(verbs::Device &dev, uint8_t port, const ver
 Result<size_t> get_services(verbs::Device &dev, uint8_t port, const iba::ServiceRecord &want,
 			    uint64_t comp_mask, iba::ServiceRecord *out, size_t max)
 {
-	SaPort *s = sa_of(dev, port);
+	SaPort *s = find_sa(dev, port);
 	if (!s)
 		return Error(err::ENODEV);
 	SaPort::Answer a;
 	WEFT_TRY(s->ask(iba::sa_method::get_table, iba::sa_attr::service_record, comp_mask, &want,
 			sizeof(want), a));
 	/* IBA 15.2.1.1: AttributeOffset is the record stride in 8-byte words. */
-	const auto *sah = reinterpret_cast<const iba::SaHeader *>(a.records() + 36);
+	const auto *sah = reinterpret_cast<const iba::SaHeader *>(a.records() + iba::sa_header_offset);
 	size_t stride = size_t(sah->attr_offset.get()) * 8;
 	if (!stride)
 		return size_t(0);

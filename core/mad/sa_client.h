@@ -66,6 +66,9 @@ private:
 	uint32_t cache_next_ = 0;	/* under cache_lock_ */
 };
 
+/* The SA client of @dev's @port, or nullptr (not a CA port with a MAD interface). */
+SaPort *find_sa(verbs::Device &dev, uint8_t port);
+
 /* Multicast memberships (sa_mcast.cpp): module init/exit, and a port going away. */
 void sa_groups_init();
 void sa_groups_exit();

@@ -10,7 +10,6 @@
 #include <weft/lock.h>
 #include <weft/mad/sa.h>
 
-#include "port_mad.h"
 #include "sa_client.h"
 
 namespace weft::mad::sa {
@@ -37,12 +36,6 @@ alignas(GroupsLock) unsigned char groups_storage[sizeof(GroupsLock)];
 
 constexpr uint64_t identity = iba::mcr_comp::mgid | iba::mcr_comp::port_gid | iba::mcr_comp::join_state;
 
-SaPort *sa_of(verbs::Device &dev, uint8_t port)
-{
-	MadPort *p = find_port(dev, port);
-	return p ? &static_cast<PortMad *>(p)->sa() : nullptr;
-}
-
 } // namespace
 
 Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberRecord &rec,
@@ -59,7 +52,7 @@ Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberR
 			return &m;
 		}
 	}
-	SaPort *s = sa_of(dev, port);
+	SaPort *s = find_sa(dev, port);
 	if (!s)
 		return Error(err::ENODEV);
 	iba::McMemberRecord ask = rec;
@@ -92,7 +85,7 @@ void leave(Membership *m)
 		return;
 	g->list.remove(*m);
 	if (!m->orphan) {
-		if (SaPort *s = sa_of(*m->dev, m->port)) {
+		if (SaPort *s = find_sa(*m->dev, m->port)) {
 			iba::McMemberRecord rec = m->rec;
 			iba::McMemberRecord::JoinState::set(rec.scope_state, m->join_state);
 			SaPort::Answer a;

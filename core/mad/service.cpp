@@ -5,7 +5,7 @@
  * agent's `active_` counts its callbacks in progress, so unregistration can
  * cancel what is outstanding and then wait for the last callback.
  */
-#include <weft/iba/pma.h>
+#include <weft/iba/pma.h> /* ClassPortInfo, shared by every GS class */
 #include <weft/mad/service.h>
 
 #include "rmpp.h"
@@ -18,10 +18,6 @@ uint64_t now_ms()
 {
 	return weft_ktime_ns() / 1000000;
 }
-
-/* IBA 13.4.7: the invalid-field code of the status word (bits 4:2). */
-constexpr uint16_t status_bad_version = 1u << 2;
-constexpr uint16_t status_method_unsupported = 2u << 2;
 
 bool is_response(uint8_t method)
 {
@@ -250,22 +246,6 @@ void MadService::tick(DelayedWork &w)
 	}
 }
 
-namespace {
-
-/* IBA 13.4.3, 15.2.1.1, 16.1.1, 13.4.9: where a class's attribute data starts. */
-size_t class_data_offset(uint8_t c)
-{
-	if (c == iba::mgmt_class::subn_adm)
-		return 56;
-	if (c == iba::mgmt_class::perf || c == 0x05 || c == 0x06 || c == 0x10)
-		return 64;
-	if (iba::vendor_range2(c))
-		return 40;
-	return sizeof(iba::MadHeader);
-}
-
-} // namespace
-
 /*
  * IBA 13.5.3.3: an agent that answers "redirect" names, in ClassPortInfo,
  * the LID, QP and Q_Key to ask instead.  The request goes there, as it
@@ -275,11 +255,10 @@ size_t class_data_offset(uint8_t c)
  */
 bool MadService::follow_redirect_locked(SendReq &r, const Mad &m, Mad &copy, MadAddr &to)
 {
-	constexpr uint16_t status_redirect = 0x0002;
 	constexpr uint8_t max_redirects = 3;
-	if ((m.hdr().status.get() & 0x7fff) != status_redirect || r.sending_ || r.redirects_ >= max_redirects)
+	if ((m.hdr().status.get() & 0x7fff) != iba::mad_status::redirect || r.sending_ || r.redirects_ >= max_redirects)
 		return false;
-	const size_t off = class_data_offset(m.hdr().mgmt_class.get());
+	const size_t off = iba::class_data_offset(m.hdr().mgmt_class.get());
 	const auto &cpi = *reinterpret_cast<const iba::ClassPortInfo *>(m.bytes + off);
 	if (off + sizeof(cpi) > iba::mad_size || !cpi.redirect_lid.get())
 		return false;
@@ -397,7 +376,7 @@ void MadService::deliver_request(const Mad &m, const MadAddr &from)
 	iba::MadHeader &r = reply.hdr();
 	uint8_t method = h.method.get() == iba::method::report ? iba::method::report_resp : iba::method::get_resp;
 	r.method.set(method);
-	r.status.set(class_known && !version_served ? status_bad_version : status_method_unsupported);
+	r.status.set(class_known && !version_served ? iba::mad_status::bad_version : iba::mad_status::method_unsupported);
 	(void)transport_.transmit(reply, from);
 }
 

@@ -168,36 +168,41 @@ void fill_counters(iba::PortCounters &pc, const PortCounterValues &v)
 	pc.rcv_packets.set(saturate<uint32_t>(v.rcv_packets));
 }
 
-/* IBA 16.1.3.5 PortCounters: Set clears what CounterSelect names, then both answer the values. */
-uint16_t port_counters(Ctx &c)
+/*
+ * Both counter attributes (IBA 16.1.3.5, 16.1.4.11): the selects echoed,
+ * the ports PortSelect names (empty: a bad one), and on a Set the counters
+ * CounterSelect names cleared before the answer reads them.
+ */
+template <typename T, size_t N> PortRange select_and_clear(Ctx &c, const Clearable (&table)[N])
 {
-	const auto &rq = c.in_data<iba::PortCounters>();
-	auto &pc = c.out_data<iba::PortCounters>();
+	const auto &rq = c.in_data<T>();
+	auto &pc = c.out_data<T>();
 	pc.port_select = rq.port_select;
 	pc.counter_select = rq.counter_select;
 	pc.counter_select2 = rq.counter_select2;
 	PortRange r = select_ports(c.node, c.in, rq.port_select.get());
+	if (!r.empty() && c.set)
+		clear(c.node, r, rq.counter_select.get(), table);
+	return r;
+}
+
+/* IBA 16.1.3.5 PortCounters: Set clears what CounterSelect names, then both answer the values. */
+uint16_t port_counters(Ctx &c)
+{
+	PortRange r = select_and_clear<iba::PortCounters>(c, pc_clearable);
 	if (r.empty())
 		return status::invalid_value;
-	if (c.set)
-		clear(c.node, r, rq.counter_select.get(), pc_clearable);
-	fill_counters(pc, sum(c.node, r));
+	fill_counters(c.out_data<iba::PortCounters>(), sum(c.node, r));
 	return status::ok;
 }
 
 /* IBA 16.1.4.11 PortCountersExtended: the same counters, 64 bits wide, plus unicast/multicast. */
 uint16_t port_counters_ext(Ctx &c)
 {
-	const auto &rq = c.in_data<iba::PortCountersExt>();
-	auto &pc = c.out_data<iba::PortCountersExt>();
-	pc.port_select = rq.port_select;
-	pc.counter_select = rq.counter_select;
-	pc.counter_select2 = rq.counter_select2;
-	PortRange r = select_ports(c.node, c.in, rq.port_select.get());
+	PortRange r = select_and_clear<iba::PortCountersExt>(c, pcx_clearable);
 	if (r.empty())
 		return status::invalid_value;
-	if (c.set)
-		clear(c.node, r, rq.counter_select.get(), pcx_clearable);
+	auto &pc = c.out_data<iba::PortCountersExt>();
 	PortCounterValues v = sum(c.node, r);
 	pc.xmit_data.set(v.xmit_words);
 	pc.rcv_data.set(v.rcv_words);

@@ -27,24 +27,12 @@ constexpr uint8_t max_class = 80;
 constexpr uint8_t max_class_version = 0x83;
 constexpr uint8_t rmpp_v1 = 1;
 
-bool is_vendor_range2(uint8_t c)
-{
-	return c >= 0x30 && c <= 0x4f;
-}
-
 bool is_response(uint8_t method)
 {
 	return method & 0x80;
 }
 
 } // namespace
-
-bool is_rmpp_class(uint8_t c)
-{
-	/* SA, device management, device administration, BIS and vendor range 2. */
-	return c == iba::mgmt_class::subn_adm || c == 0x06 || c == 0x10 || c == 0x12 ||
-	       is_vendor_range2(c);
-}
 
 MethodMask MethodMask::from_longs(const uint32_t m[4])
 {
@@ -81,11 +69,11 @@ Result<void> Registration::validate() const
 		return Error(err::EINVAL);
 	if (mgmt_class >= max_class && mgmt_class != iba::mgmt_class::subn_directed_route)
 		return Error(err::EINVAL);
-	if (is_vendor_range2(mgmt_class) && !oui)
+	if (iba::vendor_range2(mgmt_class) && !oui)
 		return Error(err::EINVAL);
 	if (oui & 0xff000000u)
 		return Error(err::EINVAL);
-	if (rmpp_version && !is_rmpp_class(mgmt_class))
+	if (rmpp_version && !iba::class_uses_rmpp(mgmt_class))
 		return Error(err::EINVAL);
 	if (qpn_of_class(mgmt_class) != qpn)
 		return Error(err::EINVAL);
@@ -130,7 +118,7 @@ Result<uint32_t> File::register_agent(const Registration &r)
 				a->agent.add_method(static_cast<uint8_t>(m));
 	/* IBA 13.6: RMPP version 1 agents get segmentation and reassembly from the service. */
 	a->agent.rmpp = r.rmpp_version == 1;
-	a->agent.oui = is_vendor_range2(r.mgmt_class) ? r.oui : 0;
+	a->agent.oui = iba::vendor_range2(r.mgmt_class) ? r.oui : 0;
 	auto reg = svc->register_agent(a->agent);
 	if (!reg) {
 		delete a;

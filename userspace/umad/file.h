@@ -79,8 +79,6 @@ struct Registration {
 	Result<void> validate() const;
 };
 
-/* IBA 13.6: classes that may use RMPP. */
-bool is_rmpp_class(uint8_t mgmt_class);
 /* The QP a class travels on: 0 for the subnet management classes, else 1. */
 inline uint8_t qpn_of_class(uint8_t mgmt_class)
 {

@@ -44,7 +44,7 @@ struct FakeSa final : AgentHandler {
 		uint8_t *b = buf.value().data();
 		__builtin_memcpy(b, m.bytes, iba::sa_data_offset);
 		reinterpret_cast<iba::MadHeader *>(b)->method.set(method);
-		reinterpret_cast<iba::SaHeader *>(b + 36)->attr_offset.set(stride);
+		reinterpret_cast<iba::SaHeader *>(b + iba::sa_header_offset)->attr_offset.set(stride);
 		__builtin_memcpy(b + iba::sa_data_offset, rec, len);
 		SendReq &s = *r.value();
 		s.to = to;

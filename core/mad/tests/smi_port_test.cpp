@@ -8,12 +8,14 @@
  * - the switch one hop out, and weft1 two hops out, by directed route;
  * - weft1 by LID;
  * - for SMInfo, which only an SM answers: the IBA error status comes home.
- * A path of 64 hops is refused at the sender.
+ * A path of 64 hops is refused at the sender, and counted.
  */
 #include <weft/alloc.h>
 #include <weft/iba/smp_attrs.h>
 #include <weft/mad/port.h>
 #include <weft/test.h>
+
+#include "../port_mad.h"
 
 using namespace weft;
 using namespace weft::mad;
@@ -151,7 +153,9 @@ void walk_the_subnet(Test &t)
 	/* IBA 14.2.1.2, C14-6: 64 hops cannot be sent. */
 	uint8_t too_far[iba::max_dr_hops] = {0, 1};
 	subn_get(f, iba::smp_attr::node_info, too_far, 64);
+	const uint64_t dropped = static_cast<PortMad *>(f.p0)->smi_dropped();
 	WEFT_EXPECT_ERR(t, f.p0->smi().send(f.dr, f.req), err::EINVAL);
+	WEFT_EXPECT_EQ(t, static_cast<PortMad *>(f.p0)->smi_dropped(), dropped + 1);
 
 	f.p0->smi().unregister_agent(f.dr);
 	f.p0->smi().unregister_agent(f.lr);

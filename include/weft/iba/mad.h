@@ -35,7 +35,43 @@ static_assert(sizeof(MadHeader) == 24);
 /* IBA 13.4.4: management classes Weft knows. */
 namespace mgmt_class {
 inline constexpr uint8_t subn_lid_routed = 0x01, subn_directed_route = 0x81, subn_adm = 0x03,
-			 perf = 0x04, cm = 0x07;
+			 perf = 0x04, dev_mgt = 0x06, cm = 0x07, dev_adm = 0x10, bis = 0x12;
+}
+
+/* IBA 13.4.4: vendor classes 0x30-0x4f, which carry an OUI (13.4.9) and may use RMPP. */
+constexpr bool vendor_range2(uint8_t c)
+{
+	return c >= 0x30 && c <= 0x4f;
+}
+
+/* IBA 13.6.1: the classes whose MADs may carry RMPP. */
+constexpr bool class_uses_rmpp(uint8_t c)
+{
+	return c == mgmt_class::subn_adm || c == mgmt_class::dev_mgt || c == mgmt_class::dev_adm ||
+	       c == mgmt_class::bis || vendor_range2(c);
+}
+
+/*
+ * Where a class's attribute data starts: after the common header (13.4.3),
+ * the SA header (15.2.1.1), the PerfMgt and device management headers
+ * (16.1.1, 16.3.1), or the vendor RMPP header and OUI (13.4.9).
+ */
+constexpr size_t class_data_offset(uint8_t c)
+{
+	if (c == mgmt_class::subn_adm)
+		return 56;
+	if (c == mgmt_class::perf || c == mgmt_class::dev_mgt || c == mgmt_class::dev_adm || c == mgmt_class::bis)
+		return 64;
+	if (vendor_range2(c))
+		return 40;
+	return 24;
+}
+
+/* IBA 13.4.7, table 122: MAD status codes (the Status field's low bits). */
+namespace mad_status {
+inline constexpr uint16_t ok = 0x0000, busy = 0x0001, redirect = 0x0002, bad_version = 0x0004,
+			  method_unsupported = 0x0008, attr_unsupported = 0x000c,
+			  invalid_value = 0x001c;
 }
 
 /* IBA 13.4.5: methods (the R bit set marks a response). */
@@ -74,10 +110,6 @@ struct VendorHeader {
 	using Oui = BitField<be32, 0, 24>;
 };
 static_assert(sizeof(VendorHeader) == 40);
-inline constexpr bool vendor_range2(uint8_t mgmt_class)
-{
-	return mgmt_class >= 0x30 && mgmt_class <= 0x4f;
-}
 
 /* IBA 14.2.1.2: a directed-route SMP; the LID-routed form (14.2.1.1) shares the first 64 bytes' layout but the DR fields. */
 inline constexpr size_t smp_data_size = 64;

@@ -19,7 +19,8 @@ struct SaHeader {
 	be64 comp_mask;
 };
 static_assert(sizeof(SaHeader) == 20);
-inline constexpr size_t sa_data_offset = 56;
+inline constexpr size_t sa_header_offset = 36; /* after the common and RMPP headers */
+inline constexpr size_t sa_data_offset = sa_header_offset + sizeof(SaHeader);
 inline constexpr size_t sa_data_size = mad_size - sa_data_offset;
 inline constexpr uint8_t sa_class_version = 2;
 

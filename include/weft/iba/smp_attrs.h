@@ -20,13 +20,6 @@ inline constexpr uint16_t notice = 0x0002, node_description = 0x0010, node_info 
 			  sm_info = 0x0020, vendor_diag = 0x0030, led_info = 0x0031;
 }
 
-/* IBA 13.4.7, table 122: MAD status codes (the Status field's low bits). */
-namespace mad_status {
-inline constexpr uint16_t ok = 0x0000, busy = 0x0001, redirect = 0x0002, bad_version = 0x0004,
-			  method_unsupported = 0x0008, attr_unsupported = 0x000c,
-			  invalid_value = 0x001c;
-}
-
 /* IBA 14.2.5.3 NodeInfo, 40 bytes. */
 struct NodeInfo {
 	be8 base_version;

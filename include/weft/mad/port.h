@@ -26,12 +26,6 @@ public:
 	/* QP0: subnet management (IBA 14.2); QP1: everything else (IBA 13.5.1). */
 	virtual MadService &smi() = 0;
 	virtual MadService &gsi() = 0;
-	MadService &service_for(uint8_t mgmt_class)
-	{
-		bool sm = mgmt_class == iba::mgmt_class::subn_lid_routed ||
-			  mgmt_class == iba::mgmt_class::subn_directed_route;
-		return sm ? smi() : gsi();
-	}
 
 protected:
 	MadPort(verbs::Device &d, uint8_t p) : device(d), port(p) {}
