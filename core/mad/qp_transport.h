@@ -45,7 +45,11 @@ public:
 	Result<void> send(const Mad &m, const MadAddr &to);
 
 private:
-	static constexpr uint32_t ring = 64; /* more than an RMPP window (rmpp.h) */
+	/*
+	 * Receive buffers: a burst of CM MADs for 64 connections at once, and
+	 * more than an RMPP window (rmpp.h); the in-tree MAD layer posts 512 too.
+	 */
+	static constexpr uint32_t ring = 512;
 	static constexpr uint32_t grh_area = 40; /* IBA 11.4.1.2: UD receives start with it */
 	struct RecvBuf {
 		uint8_t bytes[grh_area + iba::mad_size];

@@ -58,12 +58,14 @@ weft_unload() {
 	done
 }
 
-# Load one module (test or self-test) from the build by file name.
+# Load one module (test or self-test) from the build by file name, with
+# any module parameters that follow.
 weft_insmod() {
 	local f
 	f=$(find "$WEFT_MODDIR" -name "$1.ko" | head -1)
 	[ -n "$f" ] || { echo "weft_insmod: $1.ko not built"; return 1; }
-	insmod "$f"
+	shift
+	insmod "$f" "$@"
 }
 
 # Taint flags other than O (out-of-tree, 4096) and E (unsigned, 8192):

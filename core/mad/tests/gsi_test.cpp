@@ -3,7 +3,8 @@
  * KUnit: MADs over the fabric.  The MAD services of weft0 and weft1 talk
  * through their ports' QP1 (IBA 13.5.1): a Get from an agent on weft0 is
  * served by an agent on weft1 and its GetResp matched by TID; a Get nobody
- * on weft1 serves comes back with the unsupported-method status.
+ * on weft1 serves comes back with the unsupported-method status, and one
+ * in a version of the CM class the CM does not speak with bad-version.
  */
 #include <weft/alloc.h>
 #include <weft/test.h>
@@ -115,11 +116,17 @@ void get_over_qp1(Test &t)
 	WEFT_EXPECT_EQ(t, f.sh.seen.lid, p0.lid);
 	WEFT_EXPECT_EQ(t, f.sh.seen.qpn, 1u);
 	/* IBA 13.4.7: a class nobody on weft1 serves is answered with the reason. */
-	get(f, iba::mgmt_class::cm, 5, p1.lid);
+	get(f, 0x0b, 5, p1.lid);
 	WEFT_EXPECT_OK(t, s0.send(f.client, f.req));
 	WEFT_EXPECT_TRUE(t, wait_done(f.ch.done, 2));
 	WEFT_EXPECT_EQ(t, f.ch.status, 0);
 	WEFT_EXPECT_EQ(t, f.ch.resp_status, uint16_t(2 << 2));
+	/* The CM (weft_cm) serves its class in version 2 only: version 1 is a bad version. */
+	get(f, iba::mgmt_class::cm, 5, p1.lid);
+	WEFT_EXPECT_OK(t, s0.send(f.client, f.req));
+	WEFT_EXPECT_TRUE(t, wait_done(f.ch.done, 3));
+	WEFT_EXPECT_EQ(t, f.ch.status, 0);
+	WEFT_EXPECT_EQ(t, f.ch.resp_status, uint16_t(1 << 2));
 	s0.unregister_agent(f.client);
 	s1.unregister_agent(f.server);
 }

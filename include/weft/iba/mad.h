@@ -14,6 +14,8 @@ namespace weft::iba {
 
 /* IBA 13.4.2: every MAD is 256 bytes. */
 inline constexpr size_t mad_size = 256;
+/* IBA 13.5.1: QP1 and its well-known Q_Key. */
+inline constexpr uint32_t gsi_qpn = 1, gsi_qkey = 0x80010000;
 
 /* IBA 13.4.3: the common MAD header, 24 bytes. */
 struct MadHeader {

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ids: creation and destruction, the table of connections by local
+ * communication ID, the retransmission/time-wait timer, and delivery of
+ * handler calls outside the CM lock, in order, one caller at a time.
+ */
+#include "cm_priv.h"
+
+namespace weft::cm {
+
+const Logger log("weft_cm");
+Cm *cm;
+
+uint64_t now_ms()
+{
+	return weft_ktime_ns() / 1000000;
+}
+
+Cm::Cm() :
+	lock(WEFT_LOCK_CLASS("weft_cm")), next_local_id(weft_random_u32() | 1),
+	reap_lock(WEFT_LOCK_CLASS("weft_cm_reap")),
+	reaper([](Work &) {
+		for (;;) {
+			Id *id;
+			{
+				SpinGuard g(cm->reap_lock);
+				id = cm->reap.pop_front();
+			}
+			if (!id)
+				return;
+			/* Whoever found it in the table without a reference is done with it. */
+			{
+				MutexGuard g(cm->lock);
+			}
+			delete id;
+		}
+	}, WEFT_LOCK_CLASS("weft_cm_reaper")),
+	delivered(WEFT_LOCK_CLASS("weft_cm_delivered"))
+{
+}
+
+Id::Id(verbs::Device &d, Handler &h, void *ctx) :
+	dev(Ref<verbs::Device>::share(&d)), handler(&h), context(ctx),
+	timer(timer_fn, WEFT_LOCK_CLASS("weft_cm_timer")),
+	comm_est(comm_est_work, WEFT_LOCK_CLASS("weft_cm_comm_est"))
+{
+	__atomic_fetch_add(&cm->live, 1, __ATOMIC_RELAXED);
+}
+
+Id::~Id()
+{
+	while (Pending *p = pending.pop_front())
+		delete p;
+	__atomic_fetch_sub(&cm->live, 1, __ATOMIC_RELAXED);
+}
+
+void Id::release(Id *id)
+{
+	{
+		SpinGuard g(cm->reap_lock);
+		cm->reap.push_back(*id);
+	}
+	cm->reaper.queue();
+}
+
+void Pending::set_pdata(const uint8_t *p, size_t n)
+{
+	pdata_len = static_cast<uint8_t>(min(n, sizeof(pdata)));
+	__builtin_memcpy(pdata, p, pdata_len);
+}
+
+/* --- the table --------------------------------------------------------- */
+
+void table_add_locked(Id &id)
+{
+	if (id.in_table)
+		return;
+	if (!id.local_id) {
+		/* IBA 12.6.5 Local Communication ID: not reused while a peer may remember it. */
+		do {
+			id.local_id = cm->next_local_id++;
+		} while (!id.local_id || find_local_locked(id.local_id));
+	}
+	id.get();
+	id.in_table = true;
+	cm->ids.push_back(id);
+}
+
+void table_remove_locked(Id &id)
+{
+	if (!id.in_table)
+		return;
+	id.in_table = false;
+	cm->ids.remove(id);
+	id.put();
+}
+
+Id *find_local_locked(uint32_t local_id)
+{
+	for (Id &id : cm->ids)
+		if (id.local_id == local_id && id.state != State::Listen)
+			return &id;
+	return nullptr;
+}
+
+CmPort *find_port_locked(verbs::Device &dev, uint8_t port)
+{
+	for (CmPort &p : cm->ports)
+		if (&p.dev == &dev && p.num == port)
+			return &p;
+	return nullptr;
+}
+
+/* --- timer -------------------------------------------------------------- */
+
+void arm_locked(Id &id, uint32_t ms)
+{
+	if (!ms) {
+		id.deadline = 0; /* a queued run finds nothing to do and drops its reference */
+		return;
+	}
+	id.deadline = now_ms() + ms;
+	if (!id.timer_ref) {
+		id.get();
+		id.timer_ref = true;
+	}
+	id.timer.modify(ms);
+}
+
+void timer_fn(DelayedWork &w)
+{
+	Id *id = container_of(&w, &Id::timer);
+	Ref<Id> hold;
+	{
+		MutexGuard g(cm->lock);
+		if (!id->timer_ref)
+			return; /* a run left over from a re-arm: no reference of its own */
+		uint64_t now = now_ms();
+		if (id->deadline && now < id->deadline) {
+			id->timer.modify(id->deadline - now); /* re-armed while this run was due */
+			return;
+		}
+		hold = Ref<Id>::adopt(id); /* the timer's reference */
+		id->timer_ref = false;
+		if (id->deadline && id->port) {
+			id->deadline = 0;
+			expire_locked(*id);
+		}
+	}
+	deliver(*id);
+}
+
+/* --- sending ------------------------------------------------------------ */
+
+void format_hdr(mad::Mad &m, uint16_t attr, uint64_t tid)
+{
+	__builtin_memset(m.bytes, 0, sizeof(m.bytes));
+	auto &h = m.hdr();
+	h.base_version.set(1);
+	h.mgmt_class.set(iba::mgmt_class::cm);
+	h.class_version.set(iba::cm::class_version);
+	h.method.set(iba::method::send);
+	h.tid.set(tid);
+	h.attr_id.set(attr);
+}
+
+void send_raw_locked(CmPort &p, mad::Mad &m, const mad::MadAddr &to)
+{
+	mad::SendReq &r = cm->scratch;
+	r.mad = m;
+	r.to = to;
+	r.timeout_ms = 0;
+	r.retries = 0;
+	auto sent = p.gsi.send(p.agent, r);
+	if (!sent)
+		log.dbg("send of CM attribute 0x%x failed (errno %d)", m.hdr().attr_id.get(),
+			sent.error().code());
+	cm->stats.sent++;
+}
+
+void send_msg_locked(Id &id)
+{
+	if (id.port && id.has_msg)
+		send_raw_locked(*id.port, id.msg, id.peer);
+}
+
+/* --- delivery ----------------------------------------------------------- */
+
+Pending *queue_locked(Id &id, EventType t, QpMove qp)
+{
+	if (id.ulp_gone)
+		return nullptr;
+	auto *p = new (Gfp::Sleep) Pending();
+	if (!p) {
+		log.warn("cm id %08x: event %u lost (no memory)", id.local_id, unsigned(t));
+		return nullptr;
+	}
+	p->type = t;
+	p->qp = qp;
+	id.pending.push_back(*p);
+	return p;
+}
+
+namespace {
+
+bool move_qp(verbs::Qp &qp, QpMove m, const QpSetup &s)
+{
+	switch (m) {
+	case QpMove::None: return true;
+	case QpMove::Error: qp_to_error(qp); return true;
+	case QpMove::RtrRts: return qp_to_rtr(qp, s) && qp_to_rts(qp, s);
+	case QpMove::Rts: return qp_to_rts(qp, s).ok(); /* a no-op if accept() did it */
+	}
+	return true;
+}
+
+int call(Id &id, Handler &h, Pending &p)
+{
+	Event e{};
+	e.type = p.type;
+	e.id = &id;
+	e.listen_id = p.listener.get();
+	e.req = p.type == EventType::Request ? &p.req : nullptr;
+	e.sidr = (p.type == EventType::SidrRequest || p.type == EventType::SidrReply) ? &p.sidr : nullptr;
+	e.reason = p.reason;
+	e.ari = ConstBytes(p.ari, p.ari_len);
+	e.private_data = ConstBytes(p.pdata, p.pdata_len);
+	return h.event(e);
+}
+
+} // namespace
+
+void deliver(Id &id)
+{
+	Ref<Id> hold = Ref<Id>::share(&id);
+	{
+		MutexGuard g(cm->lock);
+		if (id.delivering)
+			return; /* that caller runs what was just queued too */
+		__atomic_store_n(&id.delivering, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&id.deliverer, weft_current_task(), __ATOMIC_RELEASE);
+	}
+	for (;;) {
+		Own<Pending> p;
+		verbs::Qp *qp = nullptr;
+		Handler *h = nullptr;
+		QpSetup setup;
+		{
+			MutexGuard g(cm->lock);
+			if (id.ulp_gone) {
+				while (Pending *x = id.pending.pop_front())
+					delete x;
+			}
+			p = Own<Pending>(id.pending.pop_front());
+			if (!p) {
+				__atomic_store_n(&id.deliverer, nullptr, __ATOMIC_RELEASE);
+				__atomic_store_n(&id.delivering, false, __ATOMIC_RELEASE);
+				break;
+			}
+			qp = id.qp;
+			h = id.handler;
+			setup = id.setup;
+		}
+		if (qp && !move_qp(*qp, p->qp, setup)) {
+			MutexGuard g(cm->lock);
+			qp_move_failed_locked(id, *p);
+			continue;
+		}
+		/* A Request whose listener went meanwhile is refused. */
+		bool orphan = p->listener && [&] {
+			MutexGuard g(cm->lock);
+			return p->listener->ulp_gone;
+		}();
+		if (orphan || call(id, *h, *p) < 0)
+			destroy(&id);
+		else if (p->then_rtu)
+			reply_accepted(id);
+	}
+	cm->delivered.wake_all();
+}
+
+/* --- the API ------------------------------------------------------------ */
+
+Result<Id *> create_id(verbs::Device &dev, Handler &h, void *context)
+{
+	if (dev.node_type() != verbs::NodeType::Ca)
+		return Error(err::ENODEV);
+	auto *id = new (Gfp::Sleep) Id(dev, h, context);
+	if (!id)
+		return Error(err::ENOMEM);
+	return id;
+}
+
+void destroy(Id *id)
+{
+	verbs::Qp *qp;
+	{
+		MutexGuard g(cm->lock);
+		if (id->ulp_gone)
+			return; /* a second destroy from a handler returning < 0 */
+		id->ulp_gone = true;
+		abandon_locked(*id);
+		qp = exchange(id->qp, nullptr);
+	}
+	/* No handler call runs after this returns (unless it is our caller). */
+	if (__atomic_load_n(&id->deliverer, __ATOMIC_ACQUIRE) != weft_current_task())
+		(void)cm->delivered.wait([&] { return !__atomic_load_n(&id->delivering, __ATOMIC_ACQUIRE); });
+	if (qp && qp->state() != verbs::QpState::Reset)
+		qp_to_error(*qp);
+	id->put(); /* the owner's reference */
+}
+
+void *context(const Id &id)
+{
+	return id.context;
+}
+
+void set_handler(Id &id, Handler &h, void *ctx)
+{
+	MutexGuard g(cm->lock);
+	id.handler = &h;
+	id.context = ctx;
+}
+
+State state(const Id &id)
+{
+	MutexGuard g(cm->lock);
+	return id.state;
+}
+
+uint32_t local_comm_id(const Id &id)
+{
+	return id.local_id;
+}
+
+const char *state_name(State s)
+{
+	static const char *const names[] = {
+		"idle",	       "listen",      "req-sent",    "rep-wait",     "req-rcvd",    "mra-req-sent",
+		"rep-sent",    "mra-rep-rcvd", "rep-rcvd",   "mra-rep-sent", "established", "dreq-sent",
+		"dreq-rcvd",   "timewait",    "sidr-req-sent", "sidr-req-rcvd",
+	};
+	auto i = static_cast<size_t>(s);
+	return i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";
+}
+
+Stats stats()
+{
+	MutexGuard g(cm->lock);
+	Stats s = cm->stats;
+	s.ids = __atomic_load_n(&cm->live, __ATOMIC_RELAXED);
+	return s;
+}
+
+Result<void> listen(Id &id, uint64_t service_id, uint64_t mask)
+{
+	MutexGuard g(cm->lock);
+	if (id.state != State::Idle || id.ulp_gone)
+		return Error(err::EINVAL);
+	for (Id &o : cm->ids)
+		if (o.state == State::Listen && o.dev.get() == id.dev.get() &&
+		    ((o.service_id ^ service_id) & o.service_mask & mask) == 0)
+			return Error(err::EBUSY);
+	id.service_id = service_id & mask;
+	id.service_mask = mask;
+	id.state = State::Listen;
+	table_add_locked(id);
+	return ok();
+}
+
+} // namespace weft::cm

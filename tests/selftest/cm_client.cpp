@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test only: a CM client, as a kernel ULP would write one, run at load
+ * against weft_selftest_cm_server.  The path to the destination device's
+ * port GID comes from the SA (OpenSM's).  Depending on its parameters:
+ *   reject_check  connect to a service nobody listens on: REJ and its reason;
+ *   unreach_lid   connect to a LID nobody has: Unreachable, and how long it took;
+ *   cycles        connect, echo one message, disconnect, that many times;
+ *   concurrent    that many connections up at once, each echoing one message;
+ *   hold          that many connections kept up until unload, counting the
+ *                 disconnects their peer makes meanwhile.
+ * The load fails if anything did not happen as it should.
+ */
+#include <weft/cm/cm.h>
+#include <weft/log.h>
+#include <weft/mad/sa.h>
+#include <weft/wait.h>
+
+#include "cm_selftest.h"
+
+using namespace weft;
+
+namespace {
+
+const Logger log("weft_selftest_cm_client");
+
+struct Conn {
+	cm::Id *id = nullptr;
+	verbs::Qp *qp = nullptr;
+	uint64_t tx = 0, rx = 0;
+	int established = 0, disconnected = 0, failed = 0; /* set by the handler */
+	uint16_t reason = 0;
+};
+
+class Client final : public cm::Handler {
+public:
+	Client() : waitq_(WEFT_LOCK_CLASS("weft_cm_client")) {}
+
+	int event(const cm::Event &e) override
+	{
+		auto *c = static_cast<Conn *>(cm::context(*e.id));
+		switch (e.type) {
+		case cm::EventType::Established: set(c->established); break;
+		case cm::EventType::Disconnected:
+			set(c->disconnected);
+			if (holding_)
+				__atomic_fetch_add(&weft_cm_client_peer_disconnects, 1, __ATOMIC_RELAXED);
+			break;
+		case cm::EventType::Rejected: c->reason = e.reason; set(c->failed); break;
+		case cm::EventType::Unreachable: set(c->failed); break;
+		default: break;
+		}
+		waitq_.wake_all();
+		return 0;
+	}
+
+	Result<void> open(const weft_cm_client_params &p)
+	{
+		WEFT_TRY(res_.open(p.dev, nullptr, nullptr));
+		Ref<verbs::Device> dest = verbs::find_device(p.dest);
+		if (!dest)
+			return Error(err::ENODEV);
+		auto dgid = WEFT_TRY(dest->query_gid(1, 0));
+		path_ = WEFT_TRY(mad::sa::resolve_path(*res_.dev, 1, dgid, 0xffff));
+		service_ = p.service;
+		return ok();
+	}
+
+	/* Set up @c (QP and Id) and send the REQ. */
+	Result<void> start(Conn &c, const iba::PathRecord &path, uint64_t service, uint8_t retries = 15)
+	{
+		c = Conn();
+		c.qp = WEFT_TRY(res_.rc_qp(2));
+		c.id = WEFT_TRY(cm::create_id(*res_.dev, *this, &c));
+		cm::ConnectParam cp;
+		cp.qp = c.qp;
+		cp.path = path;
+		cp.service_id = service;
+		cp.max_cm_retries = retries;
+		return cm::connect(*c.id, cp);
+	}
+
+	void release(Conn &c)
+	{
+		if (c.id)
+			cm::destroy(c.id);
+		if (c.qp)
+			(void)res_.ctx->destroy_qp(c.qp);
+		c.id = nullptr;
+		c.qp = nullptr;
+	}
+
+	bool wait(const int &flag, long ms = 15000)
+	{
+		return waitq_.wait([&] { return __atomic_load_n(&flag, __ATOMIC_ACQUIRE) != 0; },
+				   Timeout::msecs(ms))
+			.ok();
+	}
+
+	/* One message there and back over an established connection. */
+	Result<void> echo(Conn &c, uint64_t value)
+	{
+		c.tx = value;
+		c.rx = 0;
+		WEFT_TRY(res_.recv(*c.qp, &c.rx, 1));
+		WEFT_TRY(res_.send(*c.qp, &c.tx, 2));
+		return ok();
+	}
+
+	/* Wait for @n completions, all successful. */
+	Result<void> reap(int n)
+	{
+		verbs::Wc wc;
+		for (int i = 0; i < n;) {
+			if (res_.cq->poll(Span<verbs::Wc>(&wc, 1)) == 1) {
+				if (wc.status != verbs::WcStatus::Success) {
+					log.err("completion of QP %06x: status %u", wc.qp_num, unsigned(wc.status));
+					return Error(err::EIO);
+				}
+				i++;
+				continue;
+			}
+			if (++spins_ > 15000)
+				return Error(err::ETIMEDOUT);
+			weft_msleep(1);
+		}
+		spins_ = 0;
+		return ok();
+	}
+
+	Result<void> reject_check();
+	Result<void> unreach_check(uint16_t lid);
+	Result<void> cycles(unsigned int n);
+	Result<void> concurrent(unsigned int n);
+	Result<void> hold(unsigned int n);
+	void drop_held();
+
+private:
+	static void set(int &f) { __atomic_store_n(&f, 1, __ATOMIC_RELEASE); }
+
+	selftest::CmResources res_;
+	iba::PathRecord path_{};
+	uint64_t service_ = 0;
+	WaitQueue waitq_;
+	Conn *held_ = nullptr;
+	unsigned int nheld_ = 0;
+	bool holding_ = false;
+	int spins_ = 0;
+};
+
+Result<void> Client::reject_check()
+{
+	auto c = WEFT_TRY(make_own<Conn>(Gfp::Sleep));
+	uint64_t t0 = weft_ktime_ns();
+	auto r = start(*c, path_, service_ + 1);
+	bool got = r && wait(c->failed, 10000);
+	weft_cm_client_reject_ms = static_cast<unsigned int>((weft_ktime_ns() - t0) / 1000000);
+	weft_cm_client_reject_reason = c->reason;
+	release(*c);
+	WEFT_TRY(r);
+	return got && c->reason == iba::cm::rej::invalid_service_id ? Result<void>(ok()) : Error(err::EPROTO);
+}
+
+Result<void> Client::unreach_check(uint16_t lid)
+{
+	auto c = WEFT_TRY(make_own<Conn>(Gfp::Sleep));
+	iba::PathRecord p = path_;
+	p.dlid.set(lid);
+	uint64_t t0 = weft_ktime_ns();
+	auto r = start(*c, p, service_, 2);
+	bool got = r && wait(c->failed, 60000);
+	weft_cm_client_unreach_ms = static_cast<unsigned int>((weft_ktime_ns() - t0) / 1000000);
+	bool right = got && !c->established && c->reason == 0;
+	release(*c);
+	WEFT_TRY(r);
+	return right ? Result<void>(ok()) : Error(err::EPROTO);
+}
+
+Result<void> Client::cycles(unsigned int n)
+{
+	auto c = WEFT_TRY(make_own<Conn>(Gfp::Sleep));
+	for (unsigned int i = 0; i < n; i++) {
+		const char *stage = "connect";
+		auto r = start(*c, path_, service_);
+		if (r && !wait(c->established))
+			r = Error(c->failed ? err::ECONNREFUSED : err::ETIMEDOUT);
+		if (r && (stage = "echo"))
+			r = echo(*c, 0xc1c1e000ull + i);
+		if (r && (stage = "completions"))
+			r = reap(2);
+		if (r && (stage = "echoed value") && c->rx != 0xc1c1e000ull + i)
+			r = Error(err::EBADMSG);
+		if (r && (stage = "disconnect"))
+			r = cm::disconnect(*c->id);
+		if (r && !wait(c->disconnected))
+			r = Error(err::ETIMEDOUT);
+		release(*c);
+		if (!r) {
+			log.err("cycle %u: %s: errno %d", i, stage, r.error().code());
+			return r;
+		}
+		weft_cm_client_cycles_done = i + 1;
+	}
+	return ok();
+}
+
+Result<void> Client::concurrent(unsigned int n)
+{
+	Array<Conn> cs = WEFT_TRY(Array<Conn>::make(Gfp::Sleep, n));
+	Result<void> r = ok();
+	unsigned int started = 0;
+	for (; started < n && r; started++)
+		r = start(cs[started], path_, service_);
+	for (unsigned int i = 0; i < started && r; i++)
+		if (!wait(cs[i].established))
+			r = Error(err::ETIMEDOUT);
+	for (unsigned int i = 0; i < started && r; i++)
+		r = echo(cs[i], 0xc0c0000ull + i);
+	if (r)
+		r = reap(2 * int(n));
+	for (unsigned int i = 0; i < started && r; i++)
+		if (cs[i].rx != 0xc0c0000ull + i)
+			r = Error(err::EBADMSG);
+	if (r)
+		weft_cm_client_concurrent_done = n;
+	for (unsigned int i = 0; i < started && r; i++)
+		r = cm::disconnect(*cs[i].id);
+	for (unsigned int i = 0; i < started && r; i++)
+		if (!wait(cs[i].disconnected))
+			r = Error(err::ETIMEDOUT);
+	for (unsigned int i = 0; i < started; i++)
+		release(cs[i]);
+	return r;
+}
+
+Result<void> Client::hold(unsigned int n)
+{
+	held_ = new (Gfp::Sleep) Conn[n];
+	if (!held_)
+		return Error(err::ENOMEM);
+	nheld_ = n;
+	for (unsigned int i = 0; i < n; i++) {
+		WEFT_TRY(start(held_[i], path_, service_));
+		if (!wait(held_[i].established))
+			return Error(err::ETIMEDOUT);
+		weft_cm_client_held = i + 1;
+	}
+	holding_ = true;
+	return ok();
+}
+
+void Client::drop_held()
+{
+	for (unsigned int i = 0; i < nheld_; i++)
+		release(held_[i]);
+	delete[] held_;
+	held_ = nullptr;
+	nheld_ = 0;
+}
+
+Client *client;
+alignas(Client) unsigned char client_storage[sizeof(Client)];
+
+Result<void> run(const weft_cm_client_params &p)
+{
+	WEFT_TRY(client->open(p));
+	if (p.reject_check)
+		WEFT_TRY(client->reject_check());
+	if (p.unreach_lid)
+		WEFT_TRY(client->unreach_check(static_cast<uint16_t>(p.unreach_lid)));
+	if (p.cycles)
+		WEFT_TRY(client->cycles(p.cycles));
+	if (p.concurrent)
+		WEFT_TRY(client->concurrent(p.concurrent));
+	if (p.hold)
+		WEFT_TRY(client->hold(p.hold));
+	return ok();
+}
+
+} // namespace
+
+int weft_selftest_cm_client_run(const struct weft_cm_client_params *p)
+{
+	client = new (client_storage) Client();
+	uint64_t t0 = weft_ktime_ns();
+	auto r = run(*p);
+	log.info("CM-RESULT %s: reject reason %u in %u ms, unreachable in %u ms, %u cycles, %u concurrent, "
+		 "%u held, %llu ms",
+		 r ? "ok" : "FAILED", weft_cm_client_reject_reason, weft_cm_client_reject_ms,
+		 weft_cm_client_unreach_ms, weft_cm_client_cycles_done, weft_cm_client_concurrent_done,
+		 weft_cm_client_held, static_cast<unsigned long long>((weft_ktime_ns() - t0) / 1000000));
+	if (!r) {
+		weft_selftest_cm_client_stop();
+		return r.to_errno();
+	}
+	return 0;
+}
+
+void weft_selftest_cm_client_stop(void)
+{
+	client->drop_held();
+	client->~Client();
+}

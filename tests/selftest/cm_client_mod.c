@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/* weft_selftest_cm_client: module glue of the CM client (cm_client.cpp). */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "cm_selftest.h"
+
+static struct weft_cm_client_params p = {
+	.dev = "weft0",
+	.dest = "weft1",
+	.service = 0x1000000000000c0eULL,
+};
+module_param_named(dev, p.dev, charp, 0444);
+MODULE_PARM_DESC(dev, "device to connect from (port 1)");
+module_param_named(dest, p.dest, charp, 0444);
+MODULE_PARM_DESC(dest, "device whose port 1 GID to connect to (the path comes from the SA)");
+module_param_named(service, p.service, ullong, 0444);
+module_param_named(cycles, p.cycles, uint, 0444);
+MODULE_PARM_DESC(cycles, "connect/echo/disconnect cycles to run at load");
+module_param_named(concurrent, p.concurrent, uint, 0444);
+MODULE_PARM_DESC(concurrent, "connections to set up at once, echo over and release");
+module_param_named(hold, p.hold, uint, 0444);
+MODULE_PARM_DESC(hold, "connections to keep up until unload");
+module_param_named(unreach_lid, p.unreach_lid, uint, 0444);
+MODULE_PARM_DESC(unreach_lid, "a LID nobody has: the connect must end in Unreachable");
+module_param_named(reject_check, p.reject_check, bool, 0444);
+MODULE_PARM_DESC(reject_check, "connect to an unserved service: the connect must be rejected");
+
+unsigned int weft_cm_client_cycles_done, weft_cm_client_concurrent_done, weft_cm_client_held,
+	weft_cm_client_peer_disconnects, weft_cm_client_reject_reason, weft_cm_client_reject_ms,
+	weft_cm_client_unreach_ms;
+module_param_named(cycles_done, weft_cm_client_cycles_done, uint, 0444);
+module_param_named(concurrent_done, weft_cm_client_concurrent_done, uint, 0444);
+module_param_named(held, weft_cm_client_held, uint, 0444);
+module_param_named(peer_disconnects, weft_cm_client_peer_disconnects, uint, 0444);
+module_param_named(reject_reason, weft_cm_client_reject_reason, uint, 0444);
+module_param_named(reject_ms, weft_cm_client_reject_ms, uint, 0444);
+module_param_named(unreach_ms, weft_cm_client_unreach_ms, uint, 0444);
+
+static int __init weft_selftest_cm_client_init(void)
+{
+	return weft_selftest_cm_client_run(&p);
+}
+
+static void __exit weft_selftest_cm_client_exit(void)
+{
+	weft_selftest_cm_client_stop();
+}
+
+module_init(weft_selftest_cm_client_init);
+module_exit(weft_selftest_cm_client_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Weft test only: a CM client run at load (tests/integration/cm.sh)");

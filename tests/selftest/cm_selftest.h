@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test only: what the CM self-test modules (cm_server.cpp, cm_client.cpp)
+ * share: the verbs resources of one side and, for their C glue, the
+ * counters and entry points.
+ */
+#ifndef WEFT_SELFTEST_CM_H
+#define WEFT_SELFTEST_CM_H
+
+#ifdef __cplusplus
+#include <weft/verbs/verbs.h>
+
+namespace weft::selftest {
+
+/* A context on a device with a PD, a DMA MR and one CQ for all its RC QPs. */
+struct CmResources {
+	Ref<verbs::Device> dev;
+	verbs::Context *ctx = nullptr;
+	verbs::Pd *pd = nullptr;
+	verbs::Mr *mr = nullptr;
+	verbs::Cq *cq = nullptr;
+
+	~CmResources()
+	{
+		if (ctx)
+			ctx->close(false);
+	}
+
+	Result<void> open(const char *name, verbs::Cq::CompHandler h, void *arg)
+	{
+		dev = verbs::find_device(name);
+		if (!dev)
+			return Error(err::ENODEV);
+		ctx = WEFT_TRY(verbs::Context::open(*dev, "weft_selftest_cm"));
+		pd = WEFT_TRY(ctx->alloc_pd());
+		mr = WEFT_TRY(ctx->get_dma_mr(pd, verbs::access::local_write));
+		cq = WEFT_TRY(ctx->create_cq(4096, h, arg));
+		if (h)
+			(void)cq->req_notify(false);
+		return ok();
+	}
+
+	Result<verbs::Qp *> rc_qp(uint32_t depth)
+	{
+		verbs::QpInitAttr init;
+		init.type = verbs::QpType::Rc;
+		init.send_cq = init.recv_cq = cq;
+		init.cap.max_send_wr = init.cap.max_recv_wr = depth;
+		init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+		init.sq_sig_all = true;
+		return ctx->create_qp(pd, init);
+	}
+
+	Result<void> recv(verbs::Qp &qp, uint64_t *buf, uint64_t wr_id)
+	{
+		verbs::Sge sg{reinterpret_cast<uint64_t>(buf), sizeof(*buf), mr->lkey};
+		verbs::RecvWr r;
+		r.wr_id = wr_id;
+		r.sg = Span<const verbs::Sge>(&sg, 1);
+		return qp.post_recv(r);
+	}
+
+	Result<void> send(verbs::Qp &qp, const uint64_t *buf, uint64_t wr_id)
+	{
+		verbs::Sge sg{reinterpret_cast<uint64_t>(buf), sizeof(*buf), mr->lkey};
+		verbs::SendWr w;
+		w.wr_id = wr_id;
+		w.sg = Span<const verbs::Sge>(&sg, 1);
+		return qp.post_send(w);
+	}
+};
+
+} // namespace weft::selftest
+
+extern "C" {
+#endif
+
+/* Server counters (module parameters, read-only). */
+extern unsigned int weft_cm_server_accepted, weft_cm_server_established, weft_cm_server_disconnected,
+	weft_cm_server_echoed, weft_cm_server_active;
+int weft_selftest_cm_server_start(const char *dev, unsigned long long service);
+void weft_selftest_cm_server_stop(void);
+
+/* Client: what to do at load (parameters) and what happened (read-only parameters). */
+struct weft_cm_client_params {
+	char *dev, *dest; /* charp module parameters */
+	unsigned long long service;
+	unsigned int cycles, concurrent, hold, unreach_lid;
+	bool reject_check;
+};
+extern unsigned int weft_cm_client_cycles_done, weft_cm_client_concurrent_done, weft_cm_client_held,
+	weft_cm_client_peer_disconnects, weft_cm_client_reject_reason, weft_cm_client_reject_ms,
+	weft_cm_client_unreach_ms;
+int weft_selftest_cm_client_run(const struct weft_cm_client_params *p);
+void weft_selftest_cm_client_stop(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
