@@ -111,8 +111,9 @@ void qp_move_failed_locked(Id &id, const Pending &p)
 		queue_locked(id, EventType::Unreachable, QpMove::Error);
 		enter_timewait_locked(id);
 	} else if (id.state == State::Established) {
-		abandon_locked(id); /* DREQ */
-		queue_locked(id, EventType::Disconnected, QpMove::Error);
+		abandon_locked(id); /* DREQ; its DREP or timeout says Disconnected */
+		if (Pending *q = queue_locked(id, EventType::Disconnected, QpMove::Error))
+			q->silent = true;
 	}
 }
 
@@ -180,6 +181,7 @@ void on_rep(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			mad::Mad rej;
 			format_hdr(rej, iba::cm::attr::rej, m.hdr().tid.get());
 			auto &r = body<iba::cm::Rej>(rej);
+			r.local_comm_id = rep.remote_comm_id; /* the ID the peer believes is ours */
 			r.remote_comm_id = rep.local_comm_id;
 			iba::cm::Rej::Rejected::set(r.rejected, iba::cm::msg::rep);
 			r.reason.set(iba::cm::rej::invalid_comm_id);
@@ -187,8 +189,9 @@ void on_rep(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			cm->stats.dropped++;
 			return;
 		}
-		if (id->state == State::Established && id->remote_id == rep.local_comm_id.get()) {
-			send_msg_locked(*id); /* step 3's RTU was lost */
+		if ((id->state == State::Established || id->state == State::MraRepSent) &&
+		    id->remote_id == rep.local_comm_id.get()) {
+			send_msg_locked(*id); /* step 3's RTU was lost, or the REP retried under our MRA */
 			return;
 		}
 		if (id->state != State::ReqSent && id->state != State::RepWait) {

@@ -46,6 +46,7 @@ struct Pending {
 	EventType type;
 	QpMove qp = QpMove::None;
 	bool then_rtu = false; /* Reply: send the RTU unless the handler refused */
+	bool silent = false;   /* only the QP move: the event comes later */
 	Ref<Id> listener;      /* Request, SidrRequest */
 	RequestInfo req{};
 	SidrInfo sidr{};
@@ -59,6 +60,7 @@ struct Pending {
 
 class Id : public RefCounted<Id> {
 public:
+	/* The creator puts it on Cm::all (under the lock). */
 	Id(verbs::Device &d, Handler &h, void *ctx);
 	WEFT_NOCOPY(Id);
 	~Id();
@@ -102,7 +104,13 @@ public:
 	/* established()'s work: its caller may be a QP's event handler. */
 	Work comm_est;
 
+	bool stopped = false; /* module exit: its works are cancelled */
+	/* Listener: Requests whose handler is running (deliver()); read by destroy()'s wait. */
+	uint32_t requests_in_flight = 0;
+	Id *serving = nullptr; /* a new Id: the listener whose Request handler runs for it */
+
 	ListNode node;	    /* Cm::ids */
+	ListNode all_node;  /* Cm::all */
 	ListNode reap_node; /* Cm::reap */
 };
 
@@ -145,6 +153,7 @@ struct Cm {
 
 	Mutex lock;
 	List<Id, &Id::node> ids;	     /* connections and listeners, each with a reference */
+	List<Id, &Id::all_node> all;	     /* every Id allocated, without a reference */
 	List<CmPort, &CmPort::node> ports;
 	uint32_t next_local_id;
 	uint32_t live = 0; /* Ids allocated and not yet freed (atomic) */
@@ -172,6 +181,8 @@ Pending *queue_locked(Id &id, EventType t, QpMove qp = QpMove::None);
 /* Run the Id's pending work (no lock held by the caller). */
 void deliver(Id &id);
 void timer_fn(DelayedWork &w);
+/* Module exit: cancel every Id's timer and CommEst work, dropping their references. */
+void stop_all_timers();
 /* Send the Id's msg (has_msg) to its peer; counts. */
 void send_msg_locked(Id &id);
 /* Send @m to @to without keeping it (answers to strangers, DREP, REJ of a REQ). */

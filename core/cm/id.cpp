@@ -51,7 +51,39 @@ Id::~Id()
 {
 	while (Pending *p = pending.pop_front())
 		delete p;
+	{
+		MutexGuard g(cm->lock);
+		cm->all.remove(*this);
+	}
 	__atomic_fetch_sub(&cm->live, 1, __ATOMIC_RELAXED);
+}
+
+void stop_all_timers()
+{
+	/* One Id per round, so that no lock is held while its works are waited for. */
+	for (;;) {
+		Ref<Id> found;
+		{
+			MutexGuard g(cm->lock);
+			for (Id &id : cm->all)
+				if (!id.stopped && id.get_unless_zero()) {
+					found = Ref<Id>::adopt(&id);
+					break;
+				}
+			if (!found)
+				return;
+			found->stopped = true;
+			found->deadline = 0;
+		}
+		found->timer.cancel_sync();
+		if (found->comm_est.cancel_sync())
+			found->put(); /* the work's reference */
+		MutexGuard g(cm->lock);
+		if (found->timer_ref) {
+			found->timer_ref = false;
+			found->put();
+		}
+	}
 }
 
 void Id::release(Id *id)
@@ -116,7 +148,12 @@ CmPort *find_port_locked(verbs::Device &dev, uint8_t port)
 void arm_locked(Id &id, uint32_t ms)
 {
 	if (!ms) {
-		id.deadline = 0; /* a queued run finds nothing to do and drops its reference */
+		id.deadline = 0;
+		/* Off the timer now; a run already under way finds nothing to do and drops its reference. */
+		if (id.timer_ref && id.timer.cancel()) {
+			id.timer_ref = false;
+			id.put(); /* never the last inside the lock: release() defers to the reaper */
+		}
 		return;
 	}
 	id.deadline = now_ms() + ms;
@@ -266,12 +303,30 @@ void deliver(Id &id)
 			qp_move_failed_locked(id, *p);
 			continue;
 		}
-		/* A Request whose listener went meanwhile is refused. */
-		bool orphan = p->listener && [&] {
+		Id *l = p->silent ? nullptr : p->listener.get();
+		bool orphan = false, gone;
+		{
 			MutexGuard g(cm->lock);
-			return p->listener->ulp_gone;
-		}();
-		if (orphan || call(id, *h, *p) < 0)
+			gone = id.ulp_gone; /* destroyed while the QP moved: no more calls */
+			/* A Request whose listener went meanwhile is refused; else the listener waits for it. */
+			orphan = l && l->ulp_gone;
+			if (l && !orphan && !gone) {
+				__atomic_add_fetch(&l->requests_in_flight, 1, __ATOMIC_RELEASE);
+				id.serving = l;
+			}
+		}
+		if (gone || p->silent)
+			continue;
+		int r = orphan ? -1 : call(id, *h, *p);
+		if (l && !orphan) {
+			{
+				MutexGuard g(cm->lock);
+				id.serving = nullptr;
+				__atomic_sub_fetch(&l->requests_in_flight, 1, __ATOMIC_RELEASE);
+			}
+			cm->delivered.wake_all();
+		}
+		if (r < 0)
 			destroy(&id);
 		else if (p->then_rtu)
 			reply_accepted(id);
@@ -288,12 +343,15 @@ Result<Id *> create_id(verbs::Device &dev, Handler &h, void *context)
 	auto *id = new (Gfp::Sleep) Id(dev, h, context);
 	if (!id)
 		return Error(err::ENOMEM);
+	MutexGuard g(cm->lock);
+	cm->all.push_back(*id);
 	return id;
 }
 
 void destroy(Id *id)
 {
 	verbs::Qp *qp;
+	uint32_t mine = 0; /* Requests of this listener our caller is inside of */
 	{
 		MutexGuard g(cm->lock);
 		if (id->ulp_gone)
@@ -301,10 +359,20 @@ void destroy(Id *id)
 		id->ulp_gone = true;
 		abandon_locked(*id);
 		qp = exchange(id->qp, nullptr);
+		for (Id &x : cm->all)
+			if (x.serving == id && x.deliverer == weft_current_task())
+				mine++;
 	}
-	/* No handler call runs after this returns (unless it is our caller). */
-	if (__atomic_load_n(&id->deliverer, __ATOMIC_ACQUIRE) != weft_current_task())
-		(void)cm->delivered.wait([&] { return !__atomic_load_n(&id->delivering, __ATOMIC_ACQUIRE); });
+	/*
+	 * No handler call runs after this returns (unless it is our caller):
+	 * neither one for this Id nor a Request handler this listener's
+	 * handler is running on a new Id.
+	 */
+	bool self = __atomic_load_n(&id->deliverer, __ATOMIC_ACQUIRE) == weft_current_task();
+	(void)cm->delivered.wait([&] {
+		return (self || !__atomic_load_n(&id->delivering, __ATOMIC_ACQUIRE)) &&
+		       __atomic_load_n(&id->requests_in_flight, __ATOMIC_ACQUIRE) <= mine;
+	});
 	if (qp && qp->state() != verbs::QpState::Reset)
 		qp_to_error(*qp);
 	id->put(); /* the owner's reference */

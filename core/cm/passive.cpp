@@ -140,8 +140,9 @@ void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			rej_stranger(p, m, from, iba::cm::rej::stale_conn);
 			cm->stats.stale_rej++;
 			stale = Ref<Id>::share(old);
-			abandon_locked(*old); /* DREQ: the peer forgot it */
-			queue_locked(*old, EventType::Disconnected, QpMove::Error);
+			abandon_locked(*old); /* DREQ: the peer forgot it; its DREP or timeout says Disconnected */
+			if (Pending *q = queue_locked(*old, EventType::Disconnected, QpMove::Error))
+				q->silent = true;
 		} else if (!valid_req(req) || !pkey) {
 			cm->stats.dropped++;
 			rej_stranger(p, m, from, !pkey ? iba::cm::rej::invalid_gid : iba::cm::rej::invalid_lid);
@@ -154,6 +155,7 @@ void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 				return;
 			}
 			fresh = Ref<Id>::adopt(id); /* becomes the owner's reference with the event */
+			cm->all.push_back(*id);
 			take_req(*id, p, m, from, pkey.value());
 			id->state = State::ReqRcvd;
 			table_add_locked(*id);

@@ -229,6 +229,7 @@ void weft_cm_exit(void)
 {
 	weft::verbs::unregister_client(*client);
 	client->~CmClient();
+	stop_all_timers();
 	/* Freeing an Id can free another (a listener a Request held): until nothing is left. */
 	for (int i = 0; i < 8 && cm->reaper.flush(); i++)
 		;

@@ -58,6 +58,23 @@ void send_dreq_locked(Id &id, ConstBytes pdata)
 	arm_locked(id, id.resend_ms);
 }
 
+/*
+ * A REJ(timeout) from a peer that gave up before it learnt our ID names
+ * itself by CA GUID in the ARI and by its own ID (IBA 12.6.7.2).
+ */
+Id *timed_out_peer_locked(const iba::cm::Rej &rej)
+{
+	if (rej.reason.get() != iba::cm::rej::timeout || iba::cm::Rej::AriLength::get(rej.ari_length) < 8)
+		return nullptr;
+	be64 guid;
+	__builtin_memcpy(&guid, rej.ari, sizeof(guid));
+	for (Id &id : cm->ids)
+		if (id.state != State::Listen && id.remote_id == rej.local_comm_id.get() &&
+		    id.remote_ca_guid == guid.get())
+			return &id;
+	return nullptr;
+}
+
 /* Retransmit the Id's message if tries are left (IBA 12.7.27 MaxCMRetries). */
 bool retry_locked(Id &id)
 {
@@ -99,9 +116,16 @@ void send_rej_locked(Id &id, uint16_t reason, ConstBytes ari, ConstBytes pdata)
 	r.local_comm_id.set(id.local_id);
 	r.remote_comm_id.set(id.remote_id);
 	R::Rejected::set(r.rejected, rejected_msg(id.state));
-	R::AriLength::set(r.ari_length, static_cast<uint8_t>(ari.size()));
 	r.reason.set(reason);
-	__builtin_memcpy(r.ari, ari.data(), ari.size());
+	if (reason == iba::cm::rej::timeout && ari.empty()) {
+		/* IBA 12.6.7.2 table 109: a timeout names the CA GUID of its sender in the ARI. */
+		be64 guid = be64::from(id.dev->attr().node_guid);
+		__builtin_memcpy(r.ari, &guid, sizeof(guid));
+		R::AriLength::set(r.ari_length, sizeof(guid));
+	} else {
+		R::AriLength::set(r.ari_length, static_cast<uint8_t>(ari.size()));
+		__builtin_memcpy(r.ari, ari.data(), ari.size());
+	}
 	__builtin_memcpy(r.private_data, pdata.data(), pdata.size());
 	if (id.port)
 		send_raw_locked(*id.port, m, id.peer);
@@ -229,6 +253,8 @@ void on_rej(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 	{
 		MutexGuard g(cm->lock);
 		Id *id = find_local_locked(rej.remote_comm_id.get());
+		if (!id)
+			id = timed_out_peer_locked(rej);
 		/* Until the REP, the peer's ID is unknown; after it, it must match. */
 		bool ours = id && id->port == &p &&
 			    ((id->state == State::ReqSent || id->state == State::RepWait) ||
@@ -238,9 +264,8 @@ void on_rej(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 			return;
 		}
 		State s = id->state;
-		if (s != State::ReqSent && s != State::RepWait && s != State::ReqRcvd && s != State::MraReqSent &&
-		    s != State::RepSent && s != State::MraRepRcvd && s != State::RepRcvd &&
-		    s != State::MraRepSent && s != State::Established) {
+		if (s == State::Idle || s == State::Listen || s == State::TimeWait || s == State::SidrReqSent ||
+		    s == State::SidrReqRcvd || s == State::DreqRcvd) {
 			cm->stats.dropped++;
 			return;
 		}
@@ -251,7 +276,10 @@ void on_rej(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 			__builtin_memcpy(ev->ari, rej.ari, ev->ari_len);
 			ev->set_pdata(rej.private_data, sizeof(rej.private_data));
 		}
-		if (s == State::ReqSent || s == State::RepWait || s == State::ReqRcvd || s == State::MraReqSent)
+		/* A stale-connection REJ still leaves the QP to time-wait: the peer had it connected. */
+		bool setup = s == State::ReqSent || s == State::RepWait || s == State::ReqRcvd ||
+			     s == State::MraReqSent;
+		if (setup && rej.reason.get() != iba::cm::rej::stale_conn)
 			to_idle_locked(*id);
 		else
 			enter_timewait_locked(*id);
@@ -270,7 +298,8 @@ void on_dreq(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		bool ours = id && id->port == &p && id->remote_id == dreq.local_comm_id.get() &&
 			    (!id->qp || D::Qpn::get(dreq.remote_qpn) == id->qp->qpn);
 		mad::Mad drep;
-		format_drep(drep, m.hdr().tid.get(), ours ? id->local_id : 0, dreq.local_comm_id.get());
+		/* For a stranger, the ID it believes is ours: the only one it can match. */
+		format_drep(drep, m.hdr().tid.get(), dreq.remote_comm_id.get(), dreq.local_comm_id.get());
 		if (!ours || id->state == State::TimeWait) {
 			send_raw_locked(p, drep, from); /* 2: duplicate, or no such connection */
 			return;

@@ -101,6 +101,7 @@ void on_sidr_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			return;
 		}
 		fresh = Ref<Id>::adopt(id);
+		cm->all.push_back(*id);
 		id->port = &p;
 		id->remote_id = req.request_id.get();
 		id->tid = m.hdr().tid.get();

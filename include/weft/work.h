@@ -74,6 +74,8 @@ public:
 		return weft_mod_delayed_work(wq, raw(), delay_ms);
 	}
 	bool cancel_sync() { return weft_cancel_delayed_work_sync(raw()); }
+	/* Dequeue if pending, without waiting for a run in progress (any context). */
+	bool cancel() { return weft_cancel_delayed_work(raw()); }
 
 private:
 	static void trampoline(struct work_struct *ws)

@@ -102,6 +102,12 @@ bool weft_cancel_delayed_work_sync(void *dwork)
 }
 EXPORT_SYMBOL_GPL(weft_cancel_delayed_work_sync);
 
+bool weft_cancel_delayed_work(void *dwork)
+{
+	return cancel_delayed_work((struct delayed_work *)dwork);
+}
+EXPORT_SYMBOL_GPL(weft_cancel_delayed_work);
+
 bool weft_flush_work(void *work)
 {
 	return flush_work((struct work_struct *)work);

@@ -23,9 +23,9 @@ uint32_t ids_now()
 /* Time-wait ends in a few ms here (PacketLifeTime 2): the Ids go back to @base. */
 bool ids_back_to(uint32_t base)
 {
-	for (int i = 0; i < 3000 && ids_now() > base; i++)
+	for (int i = 0; i < 3000 && ids_now() != base; i++)
 		weft_msleep(1);
-	return ids_now() <= base;
+	return ids_now() == base;
 }
 
 void establish_transfer_release(Test &t)
@@ -126,13 +126,17 @@ void unreachable_after_retries(Test &t)
 	Pair &x = *px.value();
 	ConnectParam p = x.param();
 	p.path.dlid.set(0x3333); /* no port has it: the switch drops the REQ */
-	p.remote_cm_response_timeout = 8;
+	p.remote_cm_response_timeout = 8; /* 4.096 us * 2^8: 1 ms */
+	iba::PathRecord::Value::set(p.path.pkt_life, 10); /* 4 ms, 8 ms there and back */
 	p.max_cm_retries = 2;
 	Stats s0 = stats();
 	uint64_t t0 = weft_ktime_ns();
 	WEFT_ASSERT_OK(t, connect(*x.active, p));
 	WEFT_ASSERT_TRUE(t, x.ra.wait(EventType::Unreachable, 1, 2000));
-	WEFT_EXPECT_LT(t, weft_ktime_ns() - t0, 1000000000ull);
+	/* IBA 12.7.27: each wait is the peer's response time plus a round trip, 9 ms; three of them. */
+	uint64_t took = weft_ktime_ns() - t0;
+	WEFT_EXPECT_GE(t, took, 27000000ull);
+	WEFT_EXPECT_LT(t, took, 1000000000ull);
 	/* IBA 12.7.27: the REQ, then MaxCMRetries more, then a REJ(timeout). */
 	Stats s1 = stats();
 	WEFT_EXPECT_EQ(t, s1.retransmitted - s0.retransmitted, 2ull);
@@ -264,6 +268,25 @@ void sidr_resolves(Test &t)
 	WEFT_EXPECT_EQ(t, x.ra.sidr.status, iba::cm::sidr::unsupported_sid);
 }
 
+/* The active side gives up while the passive one still decides: REJ(timeout) with its GUID as ARI. */
+void abandoned_request_rejected(Test &t)
+{
+	auto px = ready();
+	WEFT_ASSERT_OK(t, px);
+	Pair &x = *px.value();
+	x.rb.on_request = Recorder::OnRequest::Hold;
+	WEFT_ASSERT_OK(t, connect(*x.active, x.param()));
+	WEFT_ASSERT_TRUE(t, x.rb.wait(EventType::Request));
+	destroy(exchange(x.active, nullptr));
+	WEFT_ASSERT_TRUE(t, x.rb.wait(EventType::Rejected));
+	WEFT_EXPECT_EQ(t, x.rb.reason, iba::cm::rej::timeout);
+	WEFT_EXPECT_EQ(t, x.rb.ari_len, size_t(8));
+	WEFT_EXPECT_EQ(t, int(state(*x.rb.passive)), int(State::Idle));
+	AcceptParam a;
+	a.qp = x.b.qp;
+	WEFT_EXPECT_ERR(t, accept(*x.rb.passive, a), err::EINVAL);
+}
+
 void destroy_tells_peer(Test &t)
 {
 	for (int side = 0; side < 2; side++) {
@@ -292,4 +315,4 @@ WEFT_TEST_SUITE(weft_cm_connect, WEFT_CASE(establish_transfer_release), WEFT_CAS
 		WEFT_CASE(refused_by_handler), WEFT_CASE(no_listener_rejected),
 		WEFT_CASE(unreachable_after_retries), WEFT_CASE(private_data_limits),
 		WEFT_CASE(reply_carries_private_data), WEFT_CASE(listen_conflicts), WEFT_CASE(sidr_resolves),
-		WEFT_CASE(destroy_tells_peer));
+		WEFT_CASE(abandoned_request_rejected), WEFT_CASE(destroy_tells_peer));

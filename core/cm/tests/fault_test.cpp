@@ -213,6 +213,9 @@ void stale_connection_released(Test &t)
 	WEFT_ASSERT_OK(t, s.send(iba::cm::attr::req, x.b.lid, fill, &args));
 	WEFT_EXPECT_TRUE(t, x.rb.wait(EventType::Disconnected));
 	WEFT_EXPECT_TRUE(t, x.ra.wait(EventType::Disconnected));
+	weft_msleep(100); /* the DREP, or anything else, has come by now */
+	WEFT_EXPECT_EQ(t, x.rb.seen(EventType::Disconnected), 1);
+	WEFT_EXPECT_EQ(t, x.ra.seen(EventType::Disconnected), 1);
 	WEFT_EXPECT_EQ(t, stats().stale_rej - s0.stale_rej, 1ull);
 	WEFT_EXPECT_EQ(t, x.rb.seen(EventType::Request), 1);
 	s.gsi->unregister_agent(s.agent);

@@ -22,9 +22,9 @@ constexpr int concurrent = 64;
 
 bool ids_back_to(uint32_t base)
 {
-	for (int i = 0; i < 5000 && stats().ids > base; i++)
+	for (int i = 0; i < 5000 && stats().ids != base; i++)
 		weft_msleep(1);
-	return stats().ids <= base;
+	return stats().ids == base;
 }
 
 Result<void> to_reset(Side &s)
@@ -48,7 +48,10 @@ void repeated_cycles(Test &t)
 		WEFT_ASSERT_OK(t, disconnect(*x.active));
 		WEFT_ASSERT_TRUE(t, x.ra.wait(EventType::Disconnected, i + 1));
 		WEFT_ASSERT_TRUE(t, x.rb.wait(EventType::Disconnected, i + 1));
-		/* A new Id for each connection, as a ULP reconnecting does; the QPs are reused. */
+		/* The QPs are reused, so only once time-wait is over (IBA 12.9.8.1). */
+		WEFT_ASSERT_TRUE(t, x.ra.wait(EventType::TimewaitExit, i + 1));
+		WEFT_ASSERT_TRUE(t, x.rb.wait(EventType::TimewaitExit, i + 1));
+		/* A new Id for each connection, as a ULP reconnecting does. */
 		destroy(x.active);
 		x.active = nullptr;
 		destroy(x.rb.passive);

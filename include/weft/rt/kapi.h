@@ -126,6 +126,8 @@ bool weft_queue_delayed_work(void *wq, void *dwork, unsigned long delay_ms);
 bool weft_mod_delayed_work(void *wq, void *dwork, unsigned long delay_ms);
 bool weft_cancel_work_sync(void *work);
 bool weft_cancel_delayed_work_sync(void *dwork);
+/* Take a pending delayed work off its timer without waiting (true: it was pending). */
+bool weft_cancel_delayed_work(void *dwork);
 bool weft_flush_work(void *work);
 void *weft_alloc_workqueue(const char *name, bool ordered, int max_active);
 /*
