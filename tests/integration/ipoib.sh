@@ -8,39 +8,16 @@
 #   3. Cable down/up: carrier drops and returns, traffic resumes.
 #   4. OpenSM restarted: traffic resumes.
 #   5. rmmod weft_ipoib during traffic: interfaces gone, no splat, no leak.
+#   6. weft_ipoib again; the HCA removed under traffic (its interface goes
+#      with it, from inside the namespace too); then everything unloads.
 set -u
 fail=0
 bad() { echo "ipoib: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 cfs=/sys/kernel/config/weft
-log=/tmp/opensm-ipoib.log
 ip4a=10.77.0.1 ip4b=10.77.0.2 ip6a=fd77::1 ip6b=fd77::2
 
 port_state() { cat $sys/$1/ports/1/state; }
-wait_active() {
-	local i d ok
-	for i in $(seq 1 60); do
-		ok=1
-		for d in "$@"; do [ "$(port_state "$d" 2>/dev/null)" = "4: ACTIVE" ] || ok=; done
-		[ -n "$ok" ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
-start_sm() {
-	opensm -g "$(ibstat -p weft0 | head -1)" -f $log -s 5 >/tmp/opensm-ipoib.out 2>&1 &
-	sm_pid=$!
-}
-stop_sm() {
-	local i
-	kill "$sm_pid" 2>/dev/null
-	for i in $(seq 1 50); do
-		kill -0 "$sm_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$sm_pid" 2>/dev/null
-	wait "$sm_pid" 2>/dev/null
-}
 # on HOST CMD...: run in the root namespace (HOST "-") or in namespace HOST.
 on() {
 	local h=$1
@@ -82,8 +59,8 @@ cable() {
 }
 cable c0 weft0:1 weftsw0:1
 cable c1 weft1:1 weftsw0:2
-start_sm
-wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM: $(port_state weft0) $(port_state weft1)"
+weft_sm_start weft0
+weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM: $(port_state weft0) $(port_state weft1)"
 
 # 1. The netdevs.
 A=$(ifname_of weft0)
@@ -193,21 +170,29 @@ v() { sed -n "s/^ *$1: //p" <<<"$stats"; }
 [ "$(v tx_packets)" -gt 1000 ] || bad "ethtool -S $A: tx_packets $(v tx_packets)"
 ip -s link show "$A"
 
+# Administratively down and up again: carrier follows, the groups are joined
+# again (IPv6 drops its addresses on down: given back).
+ip link set "$A" down && ip link set "$A" up || bad "ip link set $A down/up"
+carrier - "$A" 1 || bad "$A: no carrier after down/up"
+ip addr add $ip6a/64 dev "$A" nodad
+pings - $ip4b || bad "ping after down/up"
+pings h1 $ip6a -6 || bad "ping -6 to $ip6a after down/up"
+
 # 3. Cable down and up: carrier follows the port, traffic resumes.
 echo 0 >$cfs/cables/c1/up || bad "cutting c1"
 carrier h1 "$B" 0 10 || bad "$B kept its carrier with the cable cut"
 ping -c 1 -W 1 $ip4b >/dev/null 2>&1 && bad "ping through a cut cable"
 echo 1 >$cfs/cables/c1/up || bad "re-making c1"
-wait_active weft1 || bad "weft1 not ACTIVE after the cable came back"
+weft_wait_active weft1 || bad "weft1 not ACTIVE after the cable came back"
 carrier h1 "$B" 1 || bad "$B: no carrier after the cable came back"
 pings - $ip4b || bad "ping after the cable came back"
 pings h1 $ip6a -6 || bad "ping -6 after the cable came back"
 
 # 4. OpenSM restarted.
-stop_sm
-start_sm
+weft_sm_stop
+weft_sm_start weft0
 sleep 3
-wait_active weft0 weft1 || bad "not ACTIVE after the OpenSM restart"
+weft_wait_active weft0 weft1 || bad "not ACTIVE after the OpenSM restart"
 pings - $ip4b -w 30 || bad "ping after the OpenSM restart"
 pings h1 $ip4a || bad "ping from h1 after the OpenSM restart"
 iperf h1 - $ip4a -t 3 || bad "iperf3 after the OpenSM restart"
@@ -226,8 +211,36 @@ weft_on h1 test -e /sys/class/net/"$B" && bad "$B still in h1 after rmmod"
 kill $load $flood 2>/dev/null
 wait $load $flood 2>/dev/null
 weft_on h1 pkill -x iperf3
+
+# 6. The HCA itself removed under traffic.
+insmod "$WEFT_MODDIR/ulp/ipoib/weft_ipoib.ko" || bad "insmod weft_ipoib again"
+sleep 1
+A=$(ifname_of weft0)
+B=$(ifname_of weft1)
+if [ -n "$A" ] && [ -n "$B" ]; then
+	ip link set "$B" netns h1
+	ip addr add $ip4a/24 dev "$A" && ip link set "$A" up
+	weft_on h1 ip addr add $ip4b/24 dev "$B" && weft_on h1 ip link set "$B" up
+	carrier - "$A" 1 && carrier h1 "$B" 1 || bad "no carrier after loading weft_ipoib again"
+	pings - $ip4b || bad "ping after loading weft_ipoib again"
+	weft_on h1 ping -f -w 20 $ip4a >/dev/null 2>&1 &
+	flood=$!
+	ping -f -w 20 $ip4b >/dev/null 2>&1 &
+	flood2=$!
+	sleep 2
+	t0=$(date +%s)
+	rmdir $cfs/cables/c1 && timeout 60 rmdir $cfs/hcas/h1 || bad "removing weft1 under traffic"
+	echo "ipoib: weft1 removed under traffic in $(($(date +%s) - t0)) s"
+	weft_on h1 test -e /sys/class/net/"$B" && bad "$B still in h1 after its HCA went"
+	ping -c 1 -W 1 $ip4b >/dev/null 2>&1 && bad "ping answered by a removed HCA"
+	kill $flood $flood2 2>/dev/null
+	wait $flood $flood2 2>/dev/null
+	[ -e /sys/class/net/"$A" ] || bad "$A went with weft1"
+else
+	bad "no netdevs after loading weft_ipoib again: $(ls /sys/class/net)"
+fi
 ip netns del h1
-stop_sm
+weft_sm_stop
 weft_unload || bad "unload"
 weft_check_taint || fail=1
 exit $fail

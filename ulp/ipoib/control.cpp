@@ -174,7 +174,10 @@ Result<void> Interface::join_broadcast()
 		release(res, mgid);
 		return done.error();
 	}
-	bcast_rec_ = rec;
+	{
+		SpinGuardBh g(lock_);
+		bcast_rec_ = rec;
+	}
 	verbs::PortAttr a;
 	WEFT_TRY(dev_.query_port(port_, a));
 	const uint8_t code = min_mtu_code(MtuValue::get(rec.mtu),
@@ -252,7 +255,11 @@ Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMem
 	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
 	uint64_t mask = 0;
 	if (!(mgid == broadcast_mgid(pkey_))) {
-		const iba::McMemberRecord &b = bcast_rec_;
+		iba::McMemberRecord b;
+		{
+			SpinGuardBh g(lock_);
+			b = bcast_rec_;
+		}
 		want.qkey = b.qkey;
 		want.mtu = b.mtu;
 		want.tclass = b.tclass;

@@ -56,9 +56,10 @@ int Interface::xmit(void *skb, const HwAddr &dst)
 		break;
 	case DestTable::Verdict::Queued:
 		break;
-	case DestTable::Verdict::Drop:
+	case DestTable::Verdict::Unreachable:
+	case DestTable::Verdict::QueueFull:
 		count(stats_.tx_dropped);
-		count(d.kick ? stats_.tx_queue_full : stats_.tx_no_dest);
+		count(d.verdict == DestTable::Verdict::QueueFull ? stats_.tx_queue_full : stats_.tx_no_dest);
 		weft_ipoib_skb_free(skb, false);
 		break;
 	}

@@ -32,7 +32,7 @@ DestTable::Decision DestTable::send(const verbs::Gid &gid, void *pkt, uint32_t q
 	if (!d) {
 		d = add(gid);
 		if (!d)
-			return {Verdict::Drop};
+			return {Verdict::Unreachable};
 		kick = true;
 	}
 	switch (d->state) {
@@ -40,7 +40,7 @@ DestTable::Decision DestTable::send(const verbs::Gid &gid, void *pkt, uint32_t q
 		return {Verdict::Send, d->res.ah};
 	case Dest::State::Failed:
 		if (now_ms < d->retry_at)
-			return {Verdict::Drop};
+			return {Verdict::Unreachable};
 		d->state = Dest::State::Resolving;
 		kick = true;
 		break;
@@ -48,7 +48,7 @@ DestTable::Decision DestTable::send(const verbs::Gid &gid, void *pkt, uint32_t q
 		break;
 	}
 	if (d->nqueued >= Dest::queue_max)
-		return {Verdict::Drop, nullptr, kick};
+		return {Verdict::QueueFull, nullptr, kick};
 	d->queue[d->nqueued++] = Pending{pkt, qpn};
 	return {Verdict::Queued, nullptr, kick};
 }

@@ -77,16 +77,17 @@ public:
 	~DestTable() = default;
 
 	enum class Verdict : uint8_t {
-		Send,	/* Valid: send with ah now */
-		Queued, /* waits for resolution; kick says a worker must be started */
-		Drop,	/* Failed, queue full or out of memory */
+		Send,	     /* Valid: send with ah now */
+		Queued,	     /* waits for resolution */
+		Unreachable, /* Failed and not yet due for a retry, or no entry to be had */
+		QueueFull,   /* already queue_max packets waiting */
 	};
 	struct Decision {
 		Verdict verdict;
 		verbs::Ah *ah = nullptr;
 		bool kick = false;
 	};
-	/* A packet for @gid (QPN @qpn) at time @now_ms. */
+	/* A packet for @gid (QPN @qpn) at time @now_ms; kick: a worker must be started. */
 	Decision send(const verbs::Gid &gid, void *pkt, uint32_t qpn, uint64_t now_ms);
 
 	/*

@@ -124,11 +124,13 @@ Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t
 
 void Interface::destroy()
 {
+	log.info("%s: going (%s port %u)", weft_ipoib_name(nd_), dev_.name(), port_);
+	/* No work queued from here on, none running: nothing touches the netdev's state. */
 	store(dying_, true);
-	/* Closes it if up: no xmit, no poll after this. */
-	weft_ipoib_netdev_unregister(nd_);
 	sync_work_.cancel_sync();
 	resolve_work_.cancel_sync();
+	/* Closes it if up: no xmit, no poll after this. */
+	weft_ipoib_netdev_unregister(nd_);
 	DestList all;
 	{
 		SpinGuardBh g(lock_);
@@ -137,6 +139,7 @@ void Interface::destroy()
 	while (Dest *d = all.pop_front())
 		release(*d);
 	teardown_verbs();
+	log.info("%s: gone", weft_ipoib_name(nd_));
 	weft_ipoib_netdev_free(nd_);
 	delete this;
 }
@@ -151,7 +154,8 @@ int Interface::open()
 void Interface::stop()
 {
 	store(admin_up_, false);
-	sync_work_.modify(0);
+	if (!__atomic_load_n(&dying_, __ATOMIC_ACQUIRE))
+		sync_work_.modify(0);
 }
 
 void Interface::port_event(verbs::EventType t)

@@ -134,6 +134,7 @@ private:
 	/* sync_work only. */
 	bool bcast_joined_ = false;
 	bool mtu_set_ = false;
+	/* The broadcast group's record, for creating other groups like it (under lock_). */
 	iba::McMemberRecord bcast_rec_{};
 
 	weft_ipoib_stats stats_{};

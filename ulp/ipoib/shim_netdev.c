@@ -270,6 +270,8 @@ struct weft_ipoib_netdev *weft_ipoib_netdev_create(void *ctx, uint8_t port, cons
 	dev->max_mtu = mtu;
 	dev->mtu = mtu;
 	dev->tx_queue_len = tx_queue_len;
+	/* alloc_netdev made it queueless, seeing no queue length in setup: it has one. */
+	dev->priv_flags &= ~IFF_NO_QUEUE;
 	dev_addr_set(dev, addr);
 	memcpy(dev->broadcast, bcast, INFINIBAND_ALEN);
 	netif_carrier_off(dev);
