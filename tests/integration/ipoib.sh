@@ -48,6 +48,7 @@ ifname_of() {
 	done
 }
 
+weft_kmemleak_clear
 weft_load weft_hca:hcas=0 || exit 1
 mkdir $cfs/switches/s0 && echo 4 >$cfs/switches/s0/ports && echo 1 >$cfs/switches/s0/enable || bad "switch"
 for h in h0 h1; do
@@ -243,4 +244,5 @@ ip netns del h1
 weft_sm_stop
 weft_unload || bad "unload"
 weft_check_taint || fail=1
+weft_kmemleak_check || bad "kmemleak found leaks"
 exit $fail
