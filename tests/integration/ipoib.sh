@@ -128,16 +128,19 @@ iperf h1 - $ip4a || bad "iperf3 TCP h1 -> root"
 iperf - h1 $ip4b -u -b 200M || bad "iperf3 UDP root -> h1"
 iperf h1 - $ip4a -u -b 200M || bad "iperf3 UDP h1 -> root"
 
-# IP multicast: a receiver joins 239.77.0.1 (ndo_set_rx_mode -> an SA join), the other host sends.
+# IP multicast: a receiver joins 239.77.0.1 (ndo_set_rx_mode -> an SA join),
+# the other host sends until 5 datagrams arrived (at most 30 s: joins are
+# SA round trips, slow on the debug kernel).
 mcast() { # SENDER-HOST SENDER-ADDR RECEIVER-HOST RECEIVER-ADDR
-	on "$3" timeout 20 python3 - "$4" >/tmp/mcast.out 2>&1 <<'PY' &
-import socket, struct, sys
+	rm -f /tmp/mcast.out /tmp/mcast.done
+	on "$3" timeout 40 python3 - "$4" >/tmp/mcast.out 2>&1 <<'PY' &
+import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("239.77.0.1", 5400))
 s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
              socket.inet_aton("239.77.0.1") + socket.inet_aton(sys.argv[1]))
-s.settimeout(15)
+s.settimeout(35)
 n = 0
 try:
     while n < 5:
@@ -146,14 +149,16 @@ try:
 except socket.timeout:
     pass
 print("received", n)
+open("/tmp/mcast.done", "w").close()
 PY
 	local rx=$!
-	sleep 2
-	on "$1" timeout 20 python3 - "$2" <<'PY'
-import socket, sys, time
+	on "$1" timeout 40 python3 - "$2" <<'PY'
+import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(sys.argv[1]))
-for _ in range(40):
+for _ in range(150):
+    if os.path.exists("/tmp/mcast.done"):
+        break
     s.sendto(b"weft-mcast", ("239.77.0.1", 5400))
     time.sleep(0.2)
 PY

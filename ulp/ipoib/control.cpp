@@ -117,6 +117,7 @@ void Interface::flush()
 	{
 		SpinGuardBh g(lock_);
 		dests_.take_all(all);
+		bcast_rec_ = iba::McMemberRecord{};
 	}
 	while (Dest *d = all.pop_front())
 		release(*d);
@@ -260,6 +261,9 @@ Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMem
 			SpinGuardBh g(lock_);
 			b = bcast_rec_;
 		}
+		/* Not a member of the broadcast group (a flush since): no parameters to create one with. */
+		if (!b.mlid.get())
+			return Error(err::EAGAIN);
 		want.qkey = b.qkey;
 		want.mtu = b.mtu;
 		want.tclass = b.tclass;
