@@ -221,7 +221,20 @@ static int weft_ipoib_napi_poll(struct napi_struct *napi, int budget)
 
 void weft_ipoib_napi_schedule(struct weft_ipoib_netdev *nd)
 {
-	napi_schedule(&priv_of(to_dev(nd))->napi);
+	struct napi_struct *napi = &priv_of(to_dev(nd))->napi;
+
+	/*
+	 * From a work item (a deferred CQ event) the raised NET_RX softirq
+	 * would wait for the next interrupt: with BH disabled around the
+	 * schedule it runs when BH is enabled again.
+	 */
+	if (!in_hardirq() && !irqs_disabled()) {
+		local_bh_disable();
+		napi_schedule(napi);
+		local_bh_enable();
+	} else {
+		napi_schedule(napi);
+	}
 }
 
 bool weft_ipoib_napi_complete(struct weft_ipoib_netdev *nd, int done)
