@@ -88,8 +88,11 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 {
 	verbs::PortAttr pa;
 	WEFT_TRY(port.device.query_port(port.port, pa));
-	if (!pa.sm_lid || len > iba::sa_data_size)
-		return Error(pa.sm_lid ? err::EINVAL : err::ENODEV);
+	if (len > iba::sa_data_size)
+		return Error(err::EINVAL);
+	/* An SA behind a port that is not ACTIVE cannot answer: no point waiting out the retries. */
+	if (!pa.sm_lid || pa.state != verbs::PortState::Active)
+		return Error(err::ENODEV);
 	auto pending = WEFT_TRY(make_own<Pending>(Gfp::Sleep));
 	SendReq &r = pending->req;
 	iba::MadHeader &h = r.mad.hdr();

@@ -128,6 +128,41 @@ weft_expect() {
 	[ "$got" = "$2" ] || { echo "weft_expect: $1: got '$got', want '$2'"; return 1; }
 }
 
+# OpenSM on a Weft subnet.  weft_sm_start DEV [SWEEP_S] [OPTIONS]: started on
+# DEV's port 1 (pid in weft_sm_pid, log in /tmp/opensm.log); weft_sm_stop:
+# TERM, then KILL after 5 s.  weft_wait_active DEV...: every port 1 of
+# DEV... ACTIVE within 30 s (half the SM's longest sweep interval in tests).
+weft_sm_start() {
+	local guid
+	guid=$(ibstat -p "$1" | head -1)
+	rm -f /tmp/opensm.log
+	# shellcheck disable=SC2086 # OPTIONS are words
+	opensm -g "$guid" -f /tmp/opensm.log -s "${2:-5}" ${3:-} >/tmp/opensm.out 2>&1 &
+	weft_sm_pid=$!
+}
+weft_sm_stop() {
+	local i
+	kill "$weft_sm_pid" 2>/dev/null
+	for i in $(seq 1 50); do
+		kill -0 "$weft_sm_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$weft_sm_pid" 2>/dev/null
+	wait "$weft_sm_pid" 2>/dev/null
+}
+weft_wait_active() {
+	local i d ok
+	for i in $(seq 1 60); do
+		ok=1
+		for d in "$@"; do
+			[ "$(cat /sys/class/infiniband/"$d"/ports/1/state 2>/dev/null)" = "4: ACTIVE" ] || ok=
+		done
+		[ -n "$ok" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # Test result lines the host side counts.
 weft_result() { # NAME pass|fail [detail]
 	echo "WEFT-RESULT $2 $1${3:+ - $3}"

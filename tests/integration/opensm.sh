@@ -18,42 +18,12 @@ log=/tmp/opensm.log
 
 port_state() { cat $sys/$1/ports/${2:-1}/state; }
 
-# all_active DEV...: every port 1 of DEV... is ACTIVE.
-all_active() {
-	local d
-	for d in "$@"; do
-		[ "$(port_state "$d")" = "4: ACTIVE" ] || return 1
-	done
-}
-
-# wait_active DEV...: all_active within 30 s (half the SM's longest sweep interval here).
-wait_active() {
-	local i
-	for i in $(seq 1 60); do
-		all_active "$@" 2>/dev/null && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
+wait_active() { weft_wait_active "$@"; }
 start_sm() {
-	local guid
-	guid=$(ibstat -p "$1" | head -1)
-	rm -f $log
-	opensm -g "$guid" -f $log -s "${2:-5}" ${3:-} >/tmp/opensm.out 2>&1 &
-	sm_pid=$!
+	weft_sm_start "$@"
+	sm_pid=$weft_sm_pid
 }
-
-stop_sm() {
-	local i
-	kill "$sm_pid" 2>/dev/null
-	for i in $(seq 1 50); do
-		kill -0 "$sm_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "$sm_pid" 2>/dev/null
-	wait "$sm_pid" 2>/dev/null
-}
+stop_sm() { weft_sm_stop; }
 
 # The diags ask through weft0's port 1: libibumad's default device is the
 # first in sysfs order, which may be the soft switch (its port 0 has no umad).

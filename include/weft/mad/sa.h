@@ -6,7 +6,9 @@
  * away cannot get a late answer: each call returns only when its query
  * is answered, timed out or cancelled.
  *
- * Errors: ENODEV (no such CA port, or no SM known to it yet), ETIMEDOUT
+ * Errors: ENODEV (no such CA port, no SM known to it yet, or the port is
+ * not ACTIVE: a leave then frees the membership without telling the SA,
+ * which drops the memberships of a port that left the subnet), ETIMEDOUT
  * (no answer after the retries), ENOENT (the SA has no such record),
  * EREMOTEIO (the SA answered with another error status), ECANCELED (the
  * port went away meanwhile), ENOMEM.

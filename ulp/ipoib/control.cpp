@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slow path of an IPoIB interface: carrier, the broadcast group, IP
+ * multicast membership and destination resolution, all in work items
+ * because the SA client blocks (RFC 4391 §5-§9).
+ */
+#include <weft/log.h>
+#include <weft/mad/sa.h>
+
+#include "interface.h"
+
+namespace weft::ipoib {
+
+namespace {
+const Logger log("weft_ipoib");
+
+template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
+
+/* Retry a failed broadcast join (no SM yet, group not created yet) this often. */
+constexpr unsigned long rejoin_ms = 1000;
+/* Most multicast addresses followed; more are left to the broadcast group. */
+constexpr size_t max_members = 64;
+
+/* IBA 15.2.5.17 MCMemberRecord sub-fields this file reads or sets. */
+using Selector = BitField<be8, 6, 2>; /* MTUSelector, RateSelector */
+using MtuValue = BitField<be8, 0, 6>;
+using FlowLabel = BitField<be32, 8, 20>;
+using HopLimit = BitField<be32, 0, 8>;
+constexpr uint8_t select_exactly = 2;
+
+struct McCollect {
+	verbs::Gid gids[max_members];
+	size_t n;
+	verbs::Gid bcast;
+};
+} // namespace
+
+void Interface::sync_work(DelayedWork &w)
+{
+	container_of(&w, &Interface::sync_work_)->sync();
+}
+
+void Interface::resolve_work(Work &w)
+{
+	Interface *ifc = container_of(&w, &Interface::resolve_work_);
+	DestTable::Claim c;
+	for (;;) {
+		if (load(ifc->dying_))
+			return;
+		{
+			SpinGuardBh g(ifc->lock_);
+			if (!ifc->dests_.claim(c))
+				return;
+		}
+		auto r = ifc->resolve(c);
+		Pending out[Dest::queue_max];
+		uint32_t n = 0;
+		bool installed;
+		verbs::Ah *ah = r ? r->ah : nullptr;
+		{
+			SpinGuardBh g(ifc->lock_);
+			installed = ifc->dests_.complete(c, r ? &r.value() : nullptr, ifc->now_ms(), out, n);
+			if (installed && ah)
+				for (uint32_t i = 0; i < n; i++)
+					ah->get(); /* one per send below */
+		}
+		if (!installed) {
+			if (r)
+				ifc->release(r.value(), c.gid);
+			continue;
+		}
+		if (ah)
+			ifc->send_pending(out, n, ah);
+		else
+			ifc->drop_pending(out, n);
+	}
+}
+
+/*
+ * RFC 4391 §5: the interface is up for IP once the port is active and it
+ * is a member of the broadcast group; carrier says exactly that.
+ */
+void Interface::sync()
+{
+	if (load(dying_))
+		return;
+	verbs::PortAttr a;
+	const bool active = dev_.query_port(port_, a) && a.state == verbs::PortState::Active;
+	const bool want = load(admin_up_) && active;
+	if (__atomic_exchange_n(&flush_pending_, false, __ATOMIC_ACQ_REL) || !want)
+		flush();
+	if (!want)
+		return;
+	__atomic_store_n(&lid_, a.lid, __ATOMIC_RELEASE);
+	if (!bcast_joined_) {
+		auto r = join_broadcast();
+		if (!r) {
+			count(stats_.mcast_failures);
+			WEFT_LOG_RATELIMITED(log, Level::Info, "%s: broadcast group join failed (errno %d), retrying",
+					     weft_ipoib_name(nd_), r.error().code());
+			sync_work_.modify(rejoin_ms);
+			return;
+		}
+		bcast_joined_ = true;
+		weft_ipoib_carrier(nd_, true);
+	}
+	sync_members();
+	resolve_work_.queue();
+}
+
+/* Carrier off and every destination forgotten (their AHs, joins, waiting packets). */
+void Interface::flush()
+{
+	weft_ipoib_carrier(nd_, false);
+	bcast_joined_ = false;
+	DestList all;
+	{
+		SpinGuardBh g(lock_);
+		dests_.take_all(all);
+		bcast_rec_ = iba::McMemberRecord{};
+	}
+	while (Dest *d = all.pop_front())
+		release(*d);
+}
+
+Result<void> Interface::qp_ready(uint32_t qkey)
+{
+	if (load(qp_rts_)) {
+		if (qkey == load(qkey_))
+			return ok();
+		/* IBA 11.2.5.2: the Q_Key of a UD QP may change in RTS. */
+		verbs::QpAttr at;
+		at.state = verbs::QpState::Rts;
+		at.qkey = qkey;
+		WEFT_TRY(ctx_->modify_qp(qp_, at, verbs::qp_attr::state | verbs::qp_attr::qkey));
+		__atomic_store_n(&qkey_, qkey, __ATOMIC_RELEASE);
+		return ok();
+	}
+	verbs::QpAttr at;
+	at.state = verbs::QpState::Init;
+	at.port_num = port_;
+	at.pkey_index = pkey_index_;
+	at.qkey = qkey;
+	namespace qa = verbs::qp_attr;
+	WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state | qa::pkey_index | qa::port | qa::qkey));
+	for (uint32_t i = 0; i < rx_.size(); i++)
+		WEFT_TRY(post_recv(i, true));
+	at.state = verbs::QpState::Rtr;
+	WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state));
+	at.state = verbs::QpState::Rts;
+	at.sq_psn = 0;
+	WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state | qa::sq_psn));
+	__atomic_store_n(&qkey_, qkey, __ATOMIC_RELEASE);
+	__atomic_store_n(&qp_rts_, true, __ATOMIC_RELEASE);
+	return ok();
+}
+
+/*
+ * RFC 4391 §5: join the partition's broadcast group (the SM created it);
+ * its Q_Key becomes the QP's, its MTU caps the interface's.
+ */
+Result<void> Interface::join_broadcast()
+{
+	const verbs::Gid mgid = broadcast_mgid(pkey_);
+	iba::McMemberRecord rec;
+	Resolved res = WEFT_TRY(join(mgid, false, &rec));
+	auto done = [&]() -> Result<void> {
+		WEFT_TRY(qp_ready(rec.qkey.get()));
+		WEFT_TRY(ctx_->attach_mcast(qp_, mgid, res.mlid));
+		res.attached = true;
+		SpinGuardBh g(lock_);
+		return dests_.install(mgid, res, true);
+	}();
+	if (!done) {
+		release(res, mgid);
+		return done.error();
+	}
+	{
+		SpinGuardBh g(lock_);
+		bcast_rec_ = rec;
+	}
+	verbs::PortAttr a;
+	WEFT_TRY(dev_.query_port(port_, a));
+	const uint8_t code = min_mtu_code(MtuValue::get(rec.mtu),
+					  static_cast<uint8_t>(a.active_mtu));
+	if (code) {
+		weft_ipoib_set_mtu(nd_, ud_mtu(code), !mtu_set_);
+		mtu_set_ = true;
+	}
+	log.info("%s: joined broadcast group, MLID 0x%x Q_Key 0x%x MTU %u", weft_ipoib_name(nd_),
+		 res.mlid, rec.qkey.get(), ud_mtu(code));
+	return ok();
+}
+
+/* ndo_set_rx_mode's list, read here because joining sleeps. */
+void Interface::sync_members()
+{
+	auto *c = new (Gfp::Sleep) McCollect;
+	if (!c)
+		return;
+	c->n = 0;
+	c->bcast = broadcast_mgid(pkey_);
+	weft_ipoib_mc_list(nd_, [](void *arg, const uint8_t *addr) {
+		auto *mc = static_cast<McCollect *>(arg);
+		const HwAddr *a = reinterpret_cast<const HwAddr *>(addr);
+		const verbs::Gid g = a->gid_value();
+		if (a->multicast() && !(g == mc->bcast) && mc->n < max_members)
+			mc->gids[mc->n++] = g;
+	}, c);
+	DestList gone;
+	{
+		SpinGuardBh g(lock_);
+		dests_.set_members(c->gids, c->n, gone);
+	}
+	delete c;
+	while (Dest *d = gone.pop_front())
+		release(*d);
+}
+
+Result<Resolved> Interface::resolve(const DestTable::Claim &c)
+{
+	if (c.gid.raw[0] == 0xff)
+		return join(c.gid, c.member, nullptr);
+	count(stats_.path_queries);
+	auto path = mad::sa::resolve_path(dev_, port_, c.gid, pkey_);
+	if (!path) {
+		count(stats_.path_failures);
+		return path.error();
+	}
+	verbs::AhAttr av;
+	av.dlid = path->dlid.get();
+	av.sl = static_cast<uint8_t>(iba::PathRecord::Sl::get(path->qos_sl));
+	av.static_rate = 0;
+	av.port = port_;
+	Resolved res;
+	auto ah = ctx_->create_ah(pd_, av);
+	if (!ah) {
+		count(stats_.path_failures);
+		return ah.error();
+	}
+	res.ah = *ah;
+	return res;
+}
+
+/*
+ * IBA 15.2.5.17: a full-member join.  Groups other than the broadcast
+ * group may not exist yet, so the request carries what the SA needs to
+ * create one, copied from the broadcast group (RFC 4391 §5 has every IP
+ * multicast group of a partition share its parameters).
+ */
+Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMemberRecord *out)
+{
+	count(stats_.mcast_joins);
+	iba::McMemberRecord want{};
+	__builtin_memcpy(want.mgid, mgid.raw, 16);
+	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
+	uint64_t mask = 0;
+	if (!(mgid == broadcast_mgid(pkey_))) {
+		iba::McMemberRecord b;
+		{
+			SpinGuardBh g(lock_);
+			b = bcast_rec_;
+		}
+		/* Not a member of the broadcast group (a flush since): no parameters to create one with. */
+		if (!b.mlid.get())
+			return Error(err::EAGAIN);
+		want.qkey = b.qkey;
+		want.mtu = b.mtu;
+		want.tclass = b.tclass;
+		want.pkey = b.pkey;
+		want.rate = b.rate;
+		want.sl_flow_hop = b.sl_flow_hop;
+		want.scope_state = b.scope_state;
+		iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
+		namespace mc = iba::mcr_comp;
+		mask = mc::qkey | mc::mtu_sel | mc::mtu | mc::tclass | mc::pkey | mc::rate_sel | mc::rate |
+		       mc::sl | mc::flow | mc::hop | mc::scope;
+		/* The broadcast group's MTU and rate exactly. */
+		Selector::set(want.mtu, select_exactly);
+		Selector::set(want.rate, select_exactly);
+	}
+	auto m = mad::sa::join(dev_, port_, want, mask);
+	if (!m) {
+		count(stats_.mcast_failures);
+		return m.error();
+	}
+	const iba::McMemberRecord &rec = mad::sa::record(**m);
+	Resolved res;
+	res.membership = *m;
+	res.mlid = rec.mlid.get();
+	if (out)
+		*out = rec;
+	auto made = [&]() -> Result<void> {
+		/* RFC 4391 §5: multicast goes with a GRH to the MGID. */
+		verbs::AhAttr av;
+		av.dlid = res.mlid;
+		av.sl = static_cast<uint8_t>(iba::McMemberRecord::Sl::get(rec.sl_flow_hop));
+		av.port = port_;
+		av.global = true;
+		av.dgid = mgid;
+		av.hop_limit = static_cast<uint8_t>(HopLimit::get(rec.sl_flow_hop));
+		av.traffic_class = rec.tclass.get();
+		av.flow_label = FlowLabel::get(rec.sl_flow_hop);
+		res.ah = WEFT_TRY(ctx_->create_ah(pd_, av));
+		if (attach) {
+			WEFT_TRY(ctx_->attach_mcast(qp_, mgid, res.mlid));
+			res.attached = true;
+		}
+		return ok();
+	}();
+	if (!made) {
+		count(stats_.mcast_failures);
+		release(res, mgid);
+		return made.error();
+	}
+	return res;
+}
+
+void Interface::release(Resolved &r, const verbs::Gid &gid)
+{
+	if (r.attached)
+		(void)ctx_->detach_mcast(qp_, gid, r.mlid);
+	if (r.ah)
+		(void)ctx_->destroy_ah(r.ah); /* sends in flight hold their own reference */
+	if (r.membership)
+		mad::sa::leave(static_cast<mad::sa::Membership *>(r.membership));
+	r = Resolved{};
+}
+
+void Interface::release(Dest &d)
+{
+	release(d.res, d.gid);
+	drop_pending(d.queue, d.nqueued);
+	d.nqueued = 0;
+	delete &d;
+}
+
+void Interface::drop_pending(Pending *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		count(stats_.tx_dropped);
+		count(stats_.tx_no_dest);
+		weft_ipoib_skb_free(p[i].pkt, false);
+	}
+}
+
+/* Packets that waited for @ah (each holding a reference on it). */
+void Interface::send_pending(Pending *p, uint32_t n, verbs::Ah *ah)
+{
+	weft_ipoib_tx_lock(nd_);
+	for (uint32_t i = 0; i < n; i++)
+		post(p[i].pkt, ah, p[i].qpn);
+	weft_ipoib_tx_unlock(nd_);
+}
+
+} // namespace weft::ipoib

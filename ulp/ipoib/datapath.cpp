@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fast path of an IPoIB interface in datagram mode (RFC 4391 §6): one
+ * UD send per IP packet with its encapsulation header, one receive buffer
+ * per datagram, and one CQ for both, drained by NAPI.
+ *
+ * Rings: a send slot holds the skb and a reference on the address handle
+ * it went with until its completion; a receive slot holds the skb posted
+ * for it.  wr_id is the slot index, with recv_flag for receives.  Send
+ * completions of a UD QP arrive in posting order (IBA 10.8.3), so tx_tail_
+ * counts them.
+ */
+#include <weft/log.h>
+
+#include "interface.h"
+
+namespace weft::ipoib {
+
+namespace {
+const Logger log("weft_ipoib");
+constexpr uint64_t recv_flag = 1ull << 63;
+constexpr int poll_batch = 16;
+
+template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
+} // namespace
+
+uint64_t Interface::now_ms() const
+{
+	return weft_jiffies() * 1000 / weft_msecs_to_jiffies(1000);
+}
+
+void Interface::cq_event(verbs::Cq &, void *arg)
+{
+	Interface *ifc = static_cast<Interface *>(arg);
+	if (ifc->nd_)
+		weft_ipoib_napi_schedule(ifc->nd_);
+}
+
+int Interface::xmit(void *skb, const HwAddr &dst)
+{
+	if (!load(qp_rts_) || load(dying_)) {
+		count(stats_.tx_dropped);
+		weft_ipoib_skb_free(skb, false);
+		return 0;
+	}
+	DestTable::Decision d;
+	{
+		SpinGuardBh g(lock_);
+		d = dests_.send(dst.gid_value(), skb, dst.qpn(), now_ms());
+		if (d.verdict == DestTable::Verdict::Send)
+			d.ah->get(); /* the send slot's */
+	}
+	switch (d.verdict) {
+	case DestTable::Verdict::Send:
+		post(skb, d.ah, dst.qpn());
+		break;
+	case DestTable::Verdict::Queued:
+		break;
+	case DestTable::Verdict::Unreachable:
+	case DestTable::Verdict::QueueFull:
+		count(stats_.tx_dropped);
+		count(d.verdict == DestTable::Verdict::QueueFull ? stats_.tx_queue_full : stats_.tx_no_dest);
+		weft_ipoib_skb_free(skb, false);
+		break;
+	}
+	if (d.kick)
+		resolve_work_.queue();
+	return 0;
+}
+
+/* Under the transmit lock; takes over @skb and the reference on @ah. */
+void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
+{
+	const uint32_t size = static_cast<uint32_t>(tx_.size());
+	const uint32_t head = tx_head_;
+	uint32_t len;
+	uint8_t *data = weft_ipoib_skb_data(skb, &len);
+	if (head - load(tx_tail_) >= size) {
+		count(stats_.tx_dropped);
+		ah->put();
+		weft_ipoib_skb_free(skb, false);
+		return;
+	}
+	tx_[head % size] = TxSlot{skb, ah, len};
+	__atomic_store_n(&tx_head_, head + 1, __ATOMIC_RELEASE);
+	verbs::Sge sge{reinterpret_cast<uint64_t>(data), len, mr_->lkey};
+	verbs::SendWr wr;
+	wr.wr_id = head % size;
+	wr.opcode = verbs::WrOpcode::Send;
+	wr.send_flags = verbs::send_flag::signaled;
+	wr.sg = Span<const verbs::Sge>(&sge, 1);
+	wr.ud.ah = ah;
+	wr.ud.remote_qpn = qpn;
+	wr.ud.remote_qkey = load(qkey_);
+	wr.ud.pkey_index = pkey_index_;
+	if (qpn == mcast_qpn)
+		count(stats_.tx_multicast);
+	auto r = qp_->post_send(wr);
+	if (!r) {
+		/* Nothing was queued, so no completion will come for the slot. */
+		__atomic_store_n(&tx_head_, head, __ATOMIC_RELEASE);
+		tx_[head % size] = TxSlot{};
+		count(stats_.tx_errors);
+		ah->put();
+		weft_ipoib_skb_free(skb, false);
+		return;
+	}
+	/* Leave room for one more, and look again after stopping (NAPI may just have freed some). */
+	if (head + 1 - load(tx_tail_) >= size) {
+		weft_ipoib_stop_queue(nd_);
+		if (head + 1 - load(tx_tail_) < size)
+			weft_ipoib_wake_queue(nd_);
+	}
+}
+
+void Interface::handle_tx(const verbs::Wc &wc)
+{
+	const uint32_t size = static_cast<uint32_t>(tx_.size());
+	if (wc.wr_id >= size)
+		return;
+	TxSlot s = tx_[wc.wr_id];
+	tx_[wc.wr_id] = TxSlot{};
+	if (!s.skb)
+		return;
+	if (wc.status == verbs::WcStatus::Success) {
+		count(stats_.tx_packets);
+		count(stats_.tx_bytes, s.len - encap_len);
+	} else {
+		count(stats_.tx_errors);
+		WEFT_LOG_RATELIMITED(log, Level::Info, "send completion %s", verbs::wc_status_str(wc.status));
+	}
+	s.ah->put();
+	weft_ipoib_skb_free(s.skb, wc.status == verbs::WcStatus::Success);
+	const uint32_t tail = tx_tail_ + 1;
+	__atomic_store_n(&tx_tail_, tail, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (weft_ipoib_queue_stopped(nd_) && load(tx_head_) - tail <= size / 2 && load(admin_up_))
+		weft_ipoib_wake_queue(nd_);
+}
+
+Result<void> Interface::post_recv(uint32_t idx, bool can_sleep)
+{
+	RxSlot &s = rx_[idx];
+	if (!s.skb) {
+		s.skb = weft_ipoib_rx_alloc(nd_, rx_buf_size_, can_sleep, &s.data);
+		if (!s.skb)
+			return Error(err::ENOMEM);
+	}
+	verbs::Sge sge{reinterpret_cast<uint64_t>(s.data), rx_buf_size_, mr_->lkey};
+	verbs::RecvWr wr;
+	wr.wr_id = recv_flag | idx;
+	wr.sg = Span<const verbs::Sge>(&sge, 1);
+	return qp_->post_recv(wr);
+}
+
+/*
+ * RFC 4391 §6: GRH (or its 40 bytes) and the encapsulation header, then
+ * the IP packet.  Our own multicast may come back to us through the
+ * switch (IBA 10.5.2.3 lets a port receive what it sent); it is dropped.
+ */
+void Interface::handle_rx(const verbs::Wc &wc)
+{
+	const uint32_t idx = static_cast<uint32_t>(wc.wr_id & ~recv_flag);
+	if (idx >= rx_.size())
+		return;
+	RxSlot &s = rx_[idx];
+	if (wc.status != verbs::WcStatus::Success) {
+		if (wc.status != verbs::WcStatus::WrFlushErr)
+			count(stats_.rx_errors);
+		weft_ipoib_skb_free(s.skb, false);
+		s = RxSlot{};
+		return;
+	}
+	auto repost = [&]() {
+		if (!post_recv(idx, false))
+			count(stats_.rx_errors);
+	};
+	if (wc.byte_len < grh_len + encap_len || wc.byte_len > rx_buf_size_) {
+		count(stats_.rx_bad_header);
+		count(stats_.rx_dropped);
+		return repost();
+	}
+	if (wc.src_qp == qp_->qpn && wc.slid == load(lid_)) {
+		count(stats_.rx_own_dropped);
+		return repost();
+	}
+	if (!load(admin_up_))
+		return repost();
+	const auto *grh = reinterpret_cast<const iba::Grh *>(s.data);
+	const auto *hdr = reinterpret_cast<const EncapHeader *>(s.data + grh_len);
+	int kind = WEFT_IPOIB_RX_HOST;
+	if ((wc.wc_flags & verbs::wc_flag::grh) && grh->dgid[0] == 0xff) {
+		const verbs::Gid bcast = broadcast_mgid(pkey_);
+		kind = __builtin_memcmp(grh->dgid, bcast.raw, 16) == 0 ? WEFT_IPOIB_RX_BROADCAST
+									: WEFT_IPOIB_RX_MULTICAST;
+	}
+	const uint16_t proto = hdr->type.get();
+	uint8_t *fresh_data;
+	void *fresh = weft_ipoib_rx_alloc(nd_, rx_buf_size_, false, &fresh_data);
+	if (!fresh) {
+		/* No new buffer: this one goes back, the packet is lost. */
+		count(stats_.rx_dropped);
+		return repost();
+	}
+	const RxSlot got = s;
+	s = RxSlot{fresh, fresh_data};
+	repost();
+	count(stats_.rx_packets);
+	count(stats_.rx_bytes, wc.byte_len - grh_len - encap_len);
+	if (kind != WEFT_IPOIB_RX_HOST)
+		count(stats_.rx_multicast);
+	weft_ipoib_rx_deliver(nd_, got.skb, wc.byte_len, grh_len + encap_len, proto, kind);
+}
+
+int Interface::poll(int budget)
+{
+	int done = 0;
+	verbs::Wc wcs[poll_batch];
+	while (done < budget) {
+		const size_t want = static_cast<size_t>(min(poll_batch, budget - done));
+		const size_t n = cq_->poll(Span<verbs::Wc>(wcs, want));
+		if (!n)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (wcs[i].wr_id & recv_flag) {
+				handle_rx(wcs[i]);
+				done++;
+			} else {
+				handle_tx(wcs[i]);
+			}
+		}
+	}
+	if (done >= budget)
+		return budget;
+	/* Re-arm, and go round again for what came between the last poll and the arming. */
+	if (weft_ipoib_napi_complete(nd_, done) && cq_->req_notify(false))
+		weft_ipoib_napi_schedule(nd_);
+	return done;
+}
+
+void Interface::free_rings()
+{
+	for (TxSlot &s : tx_) {
+		if (s.skb) {
+			s.ah->put();
+			weft_ipoib_skb_free(s.skb, false);
+		}
+		s = TxSlot{};
+	}
+	for (RxSlot &s : rx_) {
+		if (s.skb)
+			weft_ipoib_skb_free(s.skb, false);
+		s = RxSlot{};
+	}
+}
+
+} // namespace weft::ipoib

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/* An IPoIB interface's life cycle and its netdev callbacks (interface.h). */
+#include <weft/log.h>
+
+#include "interface.h"
+
+namespace weft::ipoib {
+
+namespace {
+const Logger log("weft_ipoib");
+
+template <typename T> void store(T &v, T x) { __atomic_store_n(&v, x, __ATOMIC_RELEASE); }
+} // namespace
+
+Interface::Interface(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p)
+	: dev_(dev), port_(port), pkey_(pkey), params_(p), lock_(WEFT_LOCK_CLASS("weft_ipoib_dest")),
+	  sync_work_(sync_work, WEFT_LOCK_CLASS("weft_ipoib_sync")),
+	  resolve_work_(resolve_work, WEFT_LOCK_CLASS("weft_ipoib_resolve"))
+{
+}
+
+Interface::~Interface() = default;
+
+/* The P_Key table index of @pkey, preferring full membership (IBA 10.9.1). */
+static Result<uint16_t> find_pkey(verbs::Device &dev, uint8_t port, uint16_t pkey)
+{
+	verbs::PortAttr a;
+	WEFT_TRY(dev.query_port(port, a));
+	int partial = -1;
+	for (uint16_t i = 0; i < a.pkey_tbl_len; i++) {
+		auto k = dev.query_pkey(port, i);
+		if (!k || (*k & 0x7fff) != (pkey & 0x7fff))
+			continue;
+		if (*k & 0x8000)
+			return i;
+		partial = i;
+	}
+	if (partial >= 0)
+		return static_cast<uint16_t>(partial);
+	return Error(err::ENOENT);
+}
+
+Result<void> Interface::setup_verbs()
+{
+	ctx_ = WEFT_TRY(verbs::Context::open(dev_, "weft_ipoib"));
+	pd_ = WEFT_TRY(ctx_->alloc_pd());
+	mr_ = WEFT_TRY(ctx_->get_dma_mr(pd_, verbs::access::local_write));
+	const uint32_t ncqe = params_.send_queue_size + params_.recv_queue_size;
+	cq_ = WEFT_TRY(ctx_->create_cq(ncqe, cq_event, this));
+	(void)cq_->req_notify(false);
+	verbs::QpInitAttr init;
+	init.type = verbs::QpType::Ud;
+	init.send_cq = cq_;
+	init.recv_cq = cq_;
+	init.cap.max_send_wr = params_.send_queue_size;
+	init.cap.max_recv_wr = params_.recv_queue_size;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.sq_sig_all = true;
+	init.port = port_;
+	qp_ = WEFT_TRY(ctx_->create_qp(pd_, init));
+	tx_ = WEFT_TRY(Array<TxSlot>::make(Gfp::Sleep, params_.send_queue_size));
+	rx_ = WEFT_TRY(Array<RxSlot>::make(Gfp::Sleep, params_.recv_queue_size));
+	/* IBA 11.4.1.2: room for the GRH, then a whole IB MTU (the largest the port has). */
+	verbs::PortAttr a;
+	WEFT_TRY(dev_.query_port(port_, a));
+	rx_buf_size_ = static_cast<uint32_t>(grh_len + iba::mtu_bytes(a.max_mtu));
+	return ok();
+}
+
+void Interface::teardown_verbs()
+{
+	if (!ctx_)
+		return;
+	/* No completion comes after the QP is gone: every buffer is ours again. */
+	bool gone = !qp_ || ctx_->destroy_qp(qp_);
+	qp_ = nullptr;
+	if (gone)
+		free_rings();
+	gone = gone && (!cq_ || ctx_->destroy_cq(cq_)) && (!mr_ || ctx_->dereg_mr(mr_)) &&
+	       (!pd_ || ctx_->dealloc_pd(pd_));
+	if (!gone)
+		log.err("%s/%u: verbs objects still in use at teardown", dev_.name(), port_);
+	ctx_->close();
+	ctx_ = nullptr;
+	pd_ = nullptr;
+	mr_ = nullptr;
+	cq_ = nullptr;
+}
+
+Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p)
+{
+	auto *ifc = new (Gfp::Sleep) Interface(dev, port, pkey, p);
+	if (!ifc)
+		return Error(err::ENOMEM);
+	auto r = [&]() -> Result<void> {
+		ifc->pkey_index_ = WEFT_TRY(find_pkey(dev, port, pkey));
+		WEFT_TRY(ifc->setup_verbs());
+		auto gid = WEFT_TRY(dev.query_gid(port, 0));
+		const HwAddr addr = HwAddr::make(ifc->qp_->qpn, gid);
+		const HwAddr bcast = broadcast_addr(pkey);
+		verbs::PortAttr a;
+		WEFT_TRY(dev.query_port(port, a));
+		/* The IPoIB default of a 2048-byte IB MTU until the broadcast group says otherwise. */
+		const uint32_t mtu = ud_mtu(min_mtu_code(static_cast<uint8_t>(iba::Mtu::M2048),
+							  static_cast<uint8_t>(a.max_mtu)));
+		int e = 0;
+		ifc->nd_ = weft_ipoib_netdev_create(ifc, port, reinterpret_cast<const uint8_t *>(&addr),
+						    reinterpret_cast<const uint8_t *>(&bcast), mtu,
+						    p.send_queue_size * 2, &e);
+		if (!ifc->nd_)
+			return Error(-e);
+		return ok();
+	}();
+	if (!r) {
+		ifc->teardown_verbs();
+		delete ifc;
+		return r.error();
+	}
+	log.info("%s: %s port %u P_Key 0x%04x, datagram mode", weft_ipoib_name(ifc->nd_), dev.name(), port,
+		 pkey);
+	return ifc;
+}
+
+void Interface::destroy()
+{
+	log.info("%s: going (%s port %u)", weft_ipoib_name(nd_), dev_.name(), port_);
+	/* No work queued from here on, none running: nothing touches the netdev's state. */
+	store(dying_, true);
+	sync_work_.cancel_sync();
+	resolve_work_.cancel_sync();
+	/* Closes it if up: no xmit, no poll after this. */
+	weft_ipoib_netdev_unregister(nd_);
+	DestList all;
+	{
+		SpinGuardBh g(lock_);
+		dests_.take_all(all);
+	}
+	while (Dest *d = all.pop_front())
+		release(*d);
+	teardown_verbs();
+	log.info("%s: gone", weft_ipoib_name(nd_));
+	weft_ipoib_netdev_free(nd_);
+	delete this;
+}
+
+int Interface::open()
+{
+	store(admin_up_, true);
+	sync_work_.modify(0);
+	return 0;
+}
+
+void Interface::stop()
+{
+	store(admin_up_, false);
+	if (!__atomic_load_n(&dying_, __ATOMIC_ACQUIRE))
+		sync_work_.modify(0);
+}
+
+void Interface::port_event(verbs::EventType t)
+{
+	using verbs::EventType;
+	switch (t) {
+	case EventType::PortActive:
+	case EventType::PortErr:
+	case EventType::LidChange:
+	case EventType::PkeyChange:
+	case EventType::SmChange:
+	case EventType::ClientReregister:
+	case EventType::GidChange:
+		/* The SM may have moved LIDs, routes or groups: everything is looked up again. */
+		store(flush_pending_, true);
+		if (!__atomic_load_n(&dying_, __ATOMIC_ACQUIRE))
+			sync_work_.modify(0);
+		break;
+	default:
+		break;
+	}
+}
+
+void Interface::rx_mode_changed()
+{
+	if (!__atomic_load_n(&dying_, __ATOMIC_ACQUIRE))
+		sync_work_.modify(0);
+}
+
+void Interface::get_stats(weft_ipoib_stats &out) const
+{
+	const uint64_t *src = reinterpret_cast<const uint64_t *>(&stats_);
+	uint64_t *dst = reinterpret_cast<uint64_t *>(&out);
+	for (size_t i = 0; i < sizeof(stats_) / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+void Interface::link_info(weft_ipoib_link &out)
+{
+	verbs::PortAttr a;
+	out = weft_ipoib_link{};
+	if (dev_.query_port(port_, a) && a.state == verbs::PortState::Active)
+		out.speed_mbps = link_mbps(a.active_width, a.active_speed);
+	format(out.ibdev, sizeof(out.ibdev), "%s", dev_.name());
+	out.port = port_;
+	out.fw_ver = dev_.attr().fw_ver;
+}
+
+} // namespace weft::ipoib
+
+using weft::ipoib::Interface;
+
+static Interface *ifc(void *ctx)
+{
+	return static_cast<Interface *>(ctx);
+}
+
+int weft_ipoib_open(void *ctx)
+{
+	return ifc(ctx)->open();
+}
+
+void weft_ipoib_stop(void *ctx)
+{
+	ifc(ctx)->stop();
+}
+
+int weft_ipoib_xmit(void *ctx, void *skb, const uint8_t *daddr)
+{
+	return ifc(ctx)->xmit(skb, *reinterpret_cast<const weft::ipoib::HwAddr *>(daddr));
+}
+
+int weft_ipoib_poll(void *ctx, int budget)
+{
+	return ifc(ctx)->poll(budget);
+}
+
+void weft_ipoib_rx_mode(void *ctx)
+{
+	ifc(ctx)->rx_mode_changed();
+}
+
+void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out)
+{
+	ifc(ctx)->get_stats(*out);
+}
+
+void weft_ipoib_link_info(void *ctx, struct weft_ipoib_link *out)
+{
+	ifc(ctx)->link_info(*out);
+}

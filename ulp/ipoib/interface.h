@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One IPoIB interface: a (CA port, P_Key) pair with its netdev (RFC 4391,
+ * 4392).  Today every port gets one interface in datagram mode for the
+ * default partition; P_Key child interfaces are more Interfaces on the
+ * same port, and connected mode (RFC 4755) a second transport beside the
+ * UD one (the Dest table then also holds per-peer connections).
+ *
+ * Ownership: the Client (client.cpp) owns interfaces; an interface owns
+ * its verbs context (PD, DMA MR, one CQ for sends and receives, the UD
+ * QP), its netdev, the destination table (dest.h), the SA memberships and
+ * address handles of its entries, and the socket buffers of its rings.
+ *
+ * Work: sync_work (carrier, broadcast join, multicast membership, flushes
+ * on port events and on open/stop) and resolve_work (path queries and
+ * joins for Resolving entries).  Both block on the SA; neither is ever
+ * waited for with a lock held.  lock_ (BH) guards the table.
+ *
+ * Teardown (destroy()): no new work (dying_), the netdev unregistered
+ * (no more xmit or poll), work cancelled, every entry released (detach,
+ * AH, leave), the QP shut down (no more completions), ring buffers freed,
+ * verbs objects destroyed, then the netdev freed.
+ */
+#ifndef WEFT_IPOIB_INTERFACE_H
+#define WEFT_IPOIB_INTERFACE_H
+
+#include <weft/iba/sa.h>
+#include <weft/verbs/verbs.h>
+#include <weft/work.h>
+
+#include "addr.h"
+#include "dest.h"
+#include "ipoib_kapi.h"
+
+namespace weft::ipoib {
+
+struct Params {
+	uint32_t send_queue_size;
+	uint32_t recv_queue_size;
+};
+
+class Interface {
+public:
+	static Result<Interface *> create(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p);
+	/* Two-phase teardown, then delete. */
+	void destroy();
+
+	verbs::Device &device() const { return dev_; }
+	uint8_t port() const { return port_; }
+	/* A port event (IBA 11.6.3.3) for this interface's port (process context). */
+	void port_event(verbs::EventType t);
+
+	/* Callbacks from the netdev (ipoib_kapi.h). */
+	int open();
+	void stop();
+	int xmit(void *skb, const HwAddr &dst);
+	int poll(int budget);
+	void rx_mode_changed();
+	void get_stats(weft_ipoib_stats &out) const;
+	void link_info(weft_ipoib_link &out);
+
+	ListNode node;
+
+private:
+	Interface(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p);
+	~Interface();
+	Result<void> setup_verbs();
+	void teardown_verbs();
+
+	/* control.cpp: the slow path. */
+	static void sync_work(DelayedWork &w);
+	static void resolve_work(Work &w);
+	void sync();
+	void flush();
+	Result<void> join_broadcast();
+	Result<void> qp_ready(uint32_t qkey);
+	void sync_members();
+	Result<Resolved> resolve(const DestTable::Claim &c);
+	Result<Resolved> join(const verbs::Gid &mgid, bool attach, iba::McMemberRecord *out);
+	void release(Dest &d);
+	void release(Resolved &r, const verbs::Gid &gid);
+	void send_pending(Pending *p, uint32_t n, verbs::Ah *ah);
+	void drop_pending(Pending *p, uint32_t n);
+
+	/* datapath.cpp: the fast path. */
+	static void cq_event(verbs::Cq &cq, void *arg);
+	void post(void *skb, verbs::Ah *ah, uint32_t qpn);
+	Result<void> post_recv(uint32_t idx, bool can_sleep);
+	void handle_rx(const verbs::Wc &wc);
+	void handle_tx(const verbs::Wc &wc);
+	void free_rings();
+	uint64_t now_ms() const;
+	void count(uint64_t &c, uint64_t n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
+
+	verbs::Device &dev_;
+	const uint8_t port_;
+	const uint16_t pkey_;
+	uint16_t pkey_index_ = 0;
+	const Params params_;
+
+	verbs::Context *ctx_ = nullptr;
+	verbs::Pd *pd_ = nullptr;
+	verbs::Mr *mr_ = nullptr;
+	verbs::Cq *cq_ = nullptr;
+	verbs::Qp *qp_ = nullptr;
+	weft_ipoib_netdev *nd_ = nullptr;
+
+	struct TxSlot {
+		void *skb;
+		verbs::Ah *ah;
+		uint32_t len;
+	};
+	struct RxSlot {
+		void *skb;
+		uint8_t *data;
+	};
+	Array<TxSlot> tx_;
+	Array<RxSlot> rx_;
+	uint32_t tx_head_ = 0; /* under the transmit lock */
+	uint32_t tx_tail_ = 0; /* NAPI */
+	uint32_t rx_buf_size_ = 0;
+
+	SpinLock lock_;
+	DestTable dests_; /* under lock_ */
+
+	/* Written by the slow path, read by the fast path (atomics). */
+	bool qp_rts_ = false;
+	uint32_t qkey_ = 0;
+	uint16_t lid_ = 0;
+	bool admin_up_ = false;
+	bool dying_ = false;
+	bool flush_pending_ = false;
+
+	/* sync_work only. */
+	bool bcast_joined_ = false;
+	bool mtu_set_ = false;
+	/* The broadcast group's record, for creating other groups like it (under lock_). */
+	iba::McMemberRecord bcast_rec_{};
+
+	weft_ipoib_stats stats_{};
+	DelayedWork sync_work_;
+	Work resolve_work_;
+};
+
+} // namespace weft::ipoib
+
+#endif

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Between weft_ipoib's C++ (interface.cpp, datapath.cpp) and its kernel side
+ * (shim_netdev.c): one net_device per IPoIB interface, its NAPI context,
+ * header_ops, ethtool, statistics and socket buffers.
+ *
+ * The shim owns every kernel object and makes no protocol decision; the
+ * C++ interface is reached through the weft_ipoib_* callbacks declared at
+ * the end, with @ctx the pointer given at creation.  Context of each call
+ * is stated; none is made with a shim lock held except where said.
+ */
+#ifndef WEFT_IPOIB_KAPI_H
+#define WEFT_IPOIB_KAPI_H
+
+#include <weft/rt/kapi.h>
+
+WEFT_C_BEGIN
+
+#define WEFT_IPOIB_ALEN 20	  /* RFC 4391 §9.1.1 link-layer address */
+#define WEFT_IPOIB_PSEUDO_LEN 20 /* destination pushed by header_ops->create */
+#define WEFT_IPOIB_ENCAP_LEN 4	  /* RFC 4391 §6 */
+
+/* Kinds of received packets (skb->pkt_type). */
+#define WEFT_IPOIB_RX_HOST 0
+#define WEFT_IPOIB_RX_BROADCAST 1
+#define WEFT_IPOIB_RX_MULTICAST 2
+
+struct weft_ipoib_netdev;
+
+/* Counters, in the order ethtool -S shows them (names in shim_netdev.c). */
+struct weft_ipoib_stats {
+	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
+	uint64_t rx_multicast, tx_multicast;
+	uint64_t rx_dropped, tx_dropped, rx_errors, tx_errors;
+	uint64_t rx_own_dropped;     /* our own multicast coming back */
+	uint64_t rx_bad_header;	     /* too short or reserved bits set */
+	uint64_t tx_no_dest;	     /* dropped: destination could not be resolved */
+	uint64_t tx_queue_full;	     /* dropped: too many waiting for resolution */
+	uint64_t path_queries, path_failures;
+	uint64_t mcast_joins, mcast_failures;
+};
+
+struct weft_ipoib_link {
+	uint32_t speed_mbps; /* 0: unknown (port not active) */
+	char ibdev[20];
+	uint8_t port;
+	uint64_t fw_ver;
+};
+
+/*
+ * Allocate and register the netdev of an interface: named "ib%d" by the
+ * kernel, ARPHRD_INFINIBAND, @addr and @bcast as its link-layer and
+ * broadcast addresses, dev_id and dev_port from @port, NAPI with weight 64,
+ * carrier off.  Process context, rtnl not held.  NULL and *err on failure.
+ */
+struct weft_ipoib_netdev *weft_ipoib_netdev_create(void *ctx, uint8_t port, const uint8_t *addr,
+						   const uint8_t *bcast, unsigned int mtu,
+						   unsigned int tx_queue_len, int *err);
+/*
+ * Unregister (closing it: weft_ipoib_stop runs if it was up): no callback
+ * runs after it returns, but the NAPI schedule and queue calls stay valid
+ * until free.  Process context, rtnl not held.
+ */
+void weft_ipoib_netdev_unregister(struct weft_ipoib_netdev *nd);
+void weft_ipoib_netdev_free(struct weft_ipoib_netdev *nd);
+const char *weft_ipoib_name(struct weft_ipoib_netdev *nd);
+
+/*
+ * The largest MTU the interface may take, and the MTU itself when it is
+ * above it or @set (under rtnl, which this takes; a no-op once the
+ * device is being unregistered).  Process context.
+ */
+void weft_ipoib_set_mtu(struct weft_ipoib_netdev *nd, unsigned int max_mtu, bool set);
+void weft_ipoib_carrier(struct weft_ipoib_netdev *nd, bool on);
+bool weft_ipoib_has_carrier(struct weft_ipoib_netdev *nd);
+
+/* NAPI: schedule from any context; complete from the poll callback. */
+void weft_ipoib_napi_schedule(struct weft_ipoib_netdev *nd);
+/* napi_complete_done: false if the poll must go on (busy polling). */
+bool weft_ipoib_napi_complete(struct weft_ipoib_netdev *nd, int done);
+
+/* The transmit lock (netif_tx_lock_bh), for sends outside start_xmit. */
+void weft_ipoib_tx_lock(struct weft_ipoib_netdev *nd);
+void weft_ipoib_tx_unlock(struct weft_ipoib_netdev *nd);
+void weft_ipoib_stop_queue(struct weft_ipoib_netdev *nd);
+void weft_ipoib_wake_queue(struct weft_ipoib_netdev *nd);
+bool weft_ipoib_queue_stopped(struct weft_ipoib_netdev *nd);
+
+/* Socket buffers: data and length (linear buffers only). */
+uint8_t *weft_ipoib_skb_data(void *skb, uint32_t *len);
+/* Free: @consumed for sent packets, else counted by the kernel as a drop. */
+void weft_ipoib_skb_free(void *skb, bool consumed);
+/* A receive buffer of @size bytes (GFP_ATOMIC when !@can_sleep); NULL if none. */
+void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, bool can_sleep, uint8_t **data);
+/*
+ * Hand a received datagram to the stack (from the poll callback): @len
+ * bytes were written, the first @skip (GRH and encapsulation header) are
+ * not the packet; @proto the EtherType (host order), @kind WEFT_IPOIB_RX_*.
+ */
+void weft_ipoib_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint32_t skip,
+			   uint16_t proto, int kind);
+
+/*
+ * Call @fn for every multicast address of the device (netif_addr_lock_bh
+ * held: @fn must not sleep).  Process context.
+ */
+void weft_ipoib_mc_list(struct weft_ipoib_netdev *nd, void (*fn)(void *arg, const uint8_t *addr),
+			void *arg);
+
+/* --- implemented in C++ (interface.cpp, datapath.cpp) ------------------------ */
+
+/* ndo_open/ndo_stop (rtnl held, process context). */
+int weft_ipoib_open(void *ctx);
+void weft_ipoib_stop(void *ctx);
+/*
+ * ndo_start_xmit (BH, transmit lock held), with the pseudo-header taken
+ * off: @daddr the destination, the skb starting with the encapsulation
+ * header.  0: the skb was taken (sent, queued or dropped); 1: busy.
+ */
+int weft_ipoib_xmit(void *ctx, void *skb, const uint8_t *daddr);
+/* NAPI poll (softirq): work done, at most @budget. */
+int weft_ipoib_poll(void *ctx, int budget);
+/* ndo_set_rx_mode (netif_addr_lock_bh held: must not sleep). */
+void weft_ipoib_rx_mode(void *ctx);
+void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out);
+/* ethtool (rtnl held, process context). */
+void weft_ipoib_link_info(void *ctx, struct weft_ipoib_link *out);
+
+WEFT_C_END
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* weft_ipoib's module entry points into C++ (client.cpp), for module.c. */
+#ifndef WEFT_IPOIB_MODULE_H
+#define WEFT_IPOIB_MODULE_H
+
+#include <weft/rt/kapi.h>
+
+WEFT_C_BEGIN
+
+/* Register the verbs client: an IPoIB interface for every CA port. */
+int weft_ipoib_client_register(uint32_t send_queue_size, uint32_t recv_queue_size);
+void weft_ipoib_client_unregister(void);
+
+WEFT_C_END
+
+#endif
