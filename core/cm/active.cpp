@@ -15,12 +15,6 @@ namespace weft::cm {
 
 namespace {
 
-/* IBA 12.7.34: PacketLifeTime and its round trip, in ms. */
-uint32_t round_trip_ms(uint8_t pkt_life)
-{
-	return 2 * iba::cm::timeout_ms(pkt_life);
-}
-
 void format_path(iba::cm::Path &out, const iba::PathRecord &pr, uint8_t ack_timeout)
 {
 	out.local_lid = pr.slid;

@@ -170,6 +170,12 @@ extern Cm *cm;
 
 uint64_t now_ms();
 
+/* IBA 12.7.34: twice the PacketLifeTime, the wire's share of every CM wait, in ms. */
+inline uint32_t round_trip_ms(uint8_t pkt_life)
+{
+	return 2 * iba::cm::timeout_ms(pkt_life);
+}
+
 /* --- id.cpp: table, timer, delivery ----------------------------------- */
 void table_add_locked(Id &id);
 void table_remove_locked(Id &id);

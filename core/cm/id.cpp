@@ -406,7 +406,7 @@ const char *state_name(State s)
 	static const char *const names[] = {
 		"idle",	       "listen",      "req-sent",    "rep-wait",     "req-rcvd",    "mra-req-sent",
 		"rep-sent",    "mra-rep-rcvd", "rep-rcvd",   "mra-rep-sent", "established", "dreq-sent",
-		"dreq-rcvd",   "timewait",    "sidr-req-sent", "sidr-req-rcvd",
+		"timewait",    "sidr-req-sent", "sidr-req-rcvd",
 	};
 	auto i = static_cast<size_t>(s);
 	return i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";

@@ -229,7 +229,7 @@ Result<void> accept(Id &id, const AcceptParam &a)
 	id.has_msg = true;
 	id.state = State::RepSent;
 	id.tries_left = id.max_cm_retries;
-	id.resend_ms = iba::cm::timeout_ms(id.peer_cm_timeout) + 2 * iba::cm::timeout_ms(id.pkt_life);
+	id.resend_ms = iba::cm::timeout_ms(id.peer_cm_timeout) + round_trip_ms(id.pkt_life);
 	send_msg_locked(id);
 	arm_locked(id, id.resend_ms);
 	return ok();

@@ -116,7 +116,10 @@ void CmPort::rx_work(Work &w)
 
 void detach_port(CmPort &p)
 {
-	/* At most every Id: collected in rounds so the lock is not held while timers are cancelled. */
+	/*
+	 * One Id per round: its timer is cancelled and its events delivered
+	 * with the CM lock dropped, then the table is searched again.
+	 */
 	for (;;) {
 		Ref<Id> found;
 		{
@@ -131,7 +134,7 @@ void detach_port(CmPort &p)
 			Id &id = *found;
 			if (!id.ulp_gone && id.state != State::Idle && id.state != State::Listen) {
 				bool up = id.state == State::Established || id.state == State::DreqSent ||
-					  id.state == State::DreqRcvd || id.state == State::TimeWait;
+					  id.state == State::TimeWait;
 				queue_locked(id, up ? EventType::Disconnected : EventType::Unreachable, QpMove::Error);
 			}
 			id.port = nullptr;

@@ -17,11 +17,6 @@ namespace weft::cm {
 
 namespace {
 
-uint32_t round_trip_ms(uint8_t pkt_life)
-{
-	return 2 * iba::cm::timeout_ms(pkt_life);
-}
-
 void format_drep(mad::Mad &m, uint64_t tid, uint32_t local, uint32_t remote)
 {
 	format_hdr(m, iba::cm::attr::drep, tid);
@@ -265,7 +260,7 @@ void on_rej(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 		}
 		State s = id->state;
 		if (s == State::Idle || s == State::Listen || s == State::TimeWait || s == State::SidrReqSent ||
-		    s == State::SidrReqRcvd || s == State::DreqRcvd) {
+		    s == State::SidrReqRcvd) {
 			cm->stats.dropped++;
 			return;
 		}

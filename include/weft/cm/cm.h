@@ -178,8 +178,7 @@ enum class State : uint8_t {
 	RepRcvd,
 	MraRepSent,
 	Established,
-	DreqSent,
-	DreqRcvd,
+	DreqSent, /* a received DREQ is answered at once: no DREQ-received state */
 	TimeWait,
 	SidrReqSent,
 	SidrReqRcvd,
