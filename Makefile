@@ -8,6 +8,8 @@
 #   make sparse          run sparse (C=2) over every C shim
 #   make check           the test suite: both kernels, KUnit + integration in QEMU
 #   make run             boot a test host, load the stack, show it
+#   make bench           verbs benchmark: Weft vs memcpy vs rxe (perftest)
+#   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
 #   make debug-kernel    build (or reuse) the cached KUnit/KASAN/lockdep kernel
 #   make deps            install the Debian packages the build and tests need
 #
@@ -40,7 +42,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check run bench debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check run bench bench-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -80,6 +82,9 @@ run:
 bench: modules
 	@$(SRCDIR)/tests/bench/run.sh
 
+bench-ipoib: modules
+	@$(SRCDIR)/tests/bench/ipoib.sh
+
 deps:
 	@$(SRCDIR)/scripts/deps.sh
 
@@ -93,4 +98,4 @@ clean:
 	rm -rf $(SRCDIR)/build
 
 help:
-	@sed -n '3,17p' $(SRCDIR)/Makefile
+	@sed -n '3,19p' $(SRCDIR)/Makefile

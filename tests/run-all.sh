@@ -21,6 +21,23 @@ record() { # PASS|FAIL NAME [DETAIL]
 	echo "$1 $2${3:+ - $3}" | tee -a "$results"
 }
 section() { echo; echo "== $*"; }
+# The WEFT-RESULT line of each guest script in LOG (the serial console
+# ends lines with CR LF); a script with none is a FAIL.
+guest_results() { # LOG PREFIX SCRIPT...
+	local log=$1 prefix=$2 t name line
+	shift 2
+	for t in "$@"; do
+		[ -e "$t" ] || continue
+		name=$prefix/$(basename "$t" .sh)
+		[ "$name" = "$prefix/run-in-guest" ] && continue
+		line=$(tr -d '\r' <"$log" | grep -a "^WEFT-RESULT [a-z]* $name\( \|$\)" | tail -1)
+		case "$line" in
+		"WEFT-RESULT pass "*) record PASS "$name" ;;
+		"WEFT-RESULT fail "*) record FAIL "$name" "see $log" ;;
+		*) record FAIL "$name" "no result reported (see $log)" ;;
+		esac
+	done
+}
 # Run a checker that prints PASS/FAIL lines itself; a checker that fails
 # without saying why (or cannot run at all) is a FAIL of its own.
 checker() { # SCRIPT ARGS...
@@ -108,6 +125,7 @@ if [ "$debug_ok" = 1 ]; then
 	fi
 	checker tests/harness/ktap.sh "$log" $suites
 	checker tests/hca/dissect.sh "$log"
+	guest_results "$log" debug tests/debug/*.sh
 fi
 
 if [ "$stock_ok" = 1 ]; then
@@ -119,17 +137,7 @@ if [ "$stock_ok" = 1 ]; then
 	else
 		record FAIL stock/integration-host "see $log"
 	fi
-	for t in tests/integration/*.sh; do
-		name=integration/$(basename "$t" .sh)
-		[ "$name" = integration/run-in-guest ] && continue
-		# The serial console ends lines with CR LF.
-		line=$(tr -d '\r' <"$log" | grep -a "^WEFT-RESULT [a-z]* $name\( \|$\)" | tail -1)
-		case "$line" in
-		"WEFT-RESULT pass "*) record PASS "$name" ;;
-		"WEFT-RESULT fail "*) record FAIL "$name" "see $log" ;;
-		*) record FAIL "$name" "no result reported (see $log)" ;;
-		esac
-	done
+	guest_results "$log" integration tests/integration/*.sh
 
 	section "harness self-test: a WARN fails the run"
 	log=build/logs/selftest-warn-stock.log

@@ -4,7 +4,8 @@
 # boot.  Each test module runs its suites when loaded; the console carries
 # the KTAP results that tests/harness/ktap.sh reads.  The harness self-test
 # module with its deliberately failing case is loaded too: ktap.sh expects
-# that suite to fail.  Ends with a kmemleak scan after everything is unloaded.
+# that suite to fail.  Then the scenarios of tests/debug/, each reporting a
+# WEFT-RESULT line.  Ends with a kmemleak scan after everything is unloaded.
 set -u
 fail=0
 step() { "$@" || { echo "kunit-job: failed: $*"; fail=1; }; }
@@ -19,5 +20,17 @@ for f in $(find "$WEFT_MODDIR" -name 'weft_*_test.ko' | sort) \
 done
 step rmmod weft_kunit
 step weft_unload
+# Scenarios that want the debug kernel's checkers on a running stack
+# (tests/debug/): each loads and unloads what it needs.
+for t in "$WEFT_REPO"/tests/debug/*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	echo "=== debug: $name"
+	if timeout 900 bash -c '. /weft-job/guest-lib.sh; . "$1"' "$name" "$t"; then
+		weft_result "debug/$name" pass
+	else
+		weft_result "debug/$name" fail
+	fi
+done
 step weft_kmemleak_check
 exit $fail

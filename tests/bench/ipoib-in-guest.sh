@@ -1,0 +1,76 @@
+#!/bin/bash
+# IPoIB benchmark job (run by tests/bench/ipoib.sh through vm-run.sh, stock
+# kernel): iperf3 TCP over Weft's IPoIB between two hosts of one subnet
+# (weft1's interface in a namespace), in every mode the interface offers,
+# alternating with a veth pair between two namespaces of the same guest,
+# the software ceiling.  Prints IPOIB-BENCH lines; asserts nothing.
+#   $1  seconds per iperf3 run (default 10)
+#   $2  rounds (default 3)
+set -u
+. /weft-job/guest-lib.sh
+secs=${1:-10} rounds=${2:-3}
+
+ifname_of() {
+	local n
+	for n in /sys/class/net/*; do
+		n=${n##*/}
+		ethtool -i "$n" 2>/dev/null | grep -qx "bus-info: $1:1" && { echo "$n"; return; }
+	done
+}
+# mbits HOST SERVER [iperf3 args]: receiver-side Mbit/s of one TCP run.
+mbits() {
+	local h=$1 s=$2
+	shift 2
+	weft_on "$h" timeout $((secs + 30)) iperf3 -c "$s" -t "$secs" -J "$@" 2>/dev/null |
+		awk -F'[:,]' '/"sum_received"/ { r = 1 } r && /"bits_per_second"/ { printf "%.0f\n", $2 / 1e6; exit }'
+}
+
+weft_load weft_hca:autoconf=0 || exit 1
+weft_sm_start weft0
+weft_wait_active weft0 weft1 || echo "IPOIB-BENCH note ports not active"
+A=$(ifname_of weft0) B=$(ifname_of weft1)
+weft_host_add h0
+weft_host_add h1
+weft_host_add h2
+weft_host_add h3
+ip link set "$A" netns h0
+ip link set "$B" netns h1
+weft_on h0 ip addr add 10.77.0.1/24 dev "$A"
+weft_on h1 ip addr add 10.77.0.2/24 dev "$B"
+weft_on h0 ip link set "$A" up
+weft_on h1 ip link set "$B" up
+weft_veth h2 10.88.0.1/24 h3 10.88.0.2/24
+weft_on h1 iperf3 -s -D -p 5201
+weft_on h3 iperf3 -s -D -p 5201
+
+# Connected mode (RFC 4755) where the interface has a mode switch.
+modes=datagram
+weft_on h0 test -e "/sys/class/net/$A/mode" && modes="datagram connected"
+for mode in $modes; do
+	if [ "$modes" != datagram ]; then
+		weft_on h0 sh -c "echo $mode >/sys/class/net/$A/mode"
+		weft_on h1 sh -c "echo $mode >/sys/class/net/$B/mode"
+	fi
+	mtu=$(weft_on h0 cat "/sys/class/net/$A/mtu")
+	ok=
+	for _ in $(seq 1 40); do
+		weft_on h0 ping -c 1 -W 1 10.77.0.2 >/dev/null 2>&1 && { ok=1; break; }
+	done
+	[ -n "$ok" ] || { echo "IPOIB-BENCH note $mode: no ping"; continue; }
+	echo "IPOIB-BENCH mtu $mode $mtu"
+	for _ in $(seq 1 "$rounds"); do
+		echo "IPOIB-BENCH tcp $mode $(mbits h0 10.77.0.2)"
+		echo "IPOIB-BENCH tcp veth $(mbits h2 10.88.0.2)"
+	done
+	echo "IPOIB-BENCH tcp-reverse $mode $(mbits h0 10.77.0.2 -R)"
+	echo "IPOIB-BENCH rtt $mode $(weft_on h0 ping -c 20 -i 0.1 -q 10.77.0.2 | awk -F/ '/rtt/ { print $5 }')"
+done
+echo "IPOIB-BENCH rtt veth $(weft_on h2 ping -c 20 -i 0.1 -q 10.88.0.2 | awk -F/ '/rtt/ { print $5 }')"
+
+weft_on h1 pkill -x iperf3
+weft_on h3 pkill -x iperf3
+for h in h0 h1 h2 h3; do ip netns del $h; done
+weft_sm_stop
+sleep 1
+weft_unload
+exit 0
