@@ -10,13 +10,6 @@ set -u
 . /weft-job/guest-lib.sh
 secs=${1:-10} rounds=${2:-3}
 
-ifname_of() {
-	local n
-	for n in /sys/class/net/*; do
-		n=${n##*/}
-		ethtool -i "$n" 2>/dev/null | grep -qx "bus-info: $1:1" && { echo "$n"; return; }
-	done
-}
 # mbits HOST SERVER [iperf3 args]: receiver-side Mbit/s of one TCP run.
 mbits() {
 	local h=$1 s=$2
@@ -28,7 +21,7 @@ mbits() {
 weft_load weft_hca:autoconf=0 || exit 1
 weft_sm_start weft0
 weft_wait_active weft0 weft1 || echo "IPOIB-BENCH note ports not active"
-A=$(ifname_of weft0) B=$(ifname_of weft1)
+A=$(weft_ib_netdev weft0) B=$(weft_ib_netdev weft1)
 weft_host_add h0
 weft_host_add h1
 weft_host_add h2

@@ -150,6 +150,15 @@ weft_sm_stop() {
 	kill -9 "$weft_sm_pid" 2>/dev/null
 	wait "$weft_sm_pid" 2>/dev/null
 }
+# weft_ib_netdev HCA: the IPoIB netdev of the HCA's port 1 (ethtool's
+# bus-info reads "HCA:1"), in the current network namespace.
+weft_ib_netdev() {
+	local n
+	for n in /sys/class/net/*; do
+		n=${n##*/}
+		ethtool -i "$n" 2>/dev/null | grep -qx "bus-info: $1:1" && { echo "$n"; return; }
+	done
+}
 weft_wait_active() {
 	local i d ok
 	for i in $(seq 1 60); do

@@ -39,14 +39,6 @@ pings() {
 	shift 2
 	on "$h" timeout 25 ping -c 3 -i 0.3 -w 20 "$@" "$a"
 }
-# The netdev of an HCA's port 1, from ethtool's bus-info "weftN:1".
-ifname_of() {
-	local n
-	for n in /sys/class/net/*; do
-		n=${n##*/}
-		ethtool -i "$n" 2>/dev/null | grep -qx "bus-info: $1:1" && { echo "$n"; return; }
-	done
-}
 
 weft_kmemleak_clear
 weft_load weft_hca:hcas=0 || exit 1
@@ -64,8 +56,8 @@ weft_sm_start weft0
 weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM: $(port_state weft0) $(port_state weft1)"
 
 # 1. The netdevs.
-A=$(ifname_of weft0)
-B=$(ifname_of weft1)
+A=$(weft_ib_netdev weft0)
+B=$(weft_ib_netdev weft1)
 [ -n "$A" ] && [ -n "$B" ] || { bad "no IPoIB netdev for weft0 ($A) or weft1 ($B): $(ls /sys/class/net)"; weft_unload; exit 1; }
 echo "ipoib: weft0 -> $A, weft1 -> $B"
 weft_expect /sys/class/net/$A/type $'32\n' || bad "$A type is not ARPHRD_INFINIBAND"
@@ -221,8 +213,8 @@ weft_on h1 pkill -x iperf3
 # 6. The HCA itself removed under traffic.
 insmod "$WEFT_MODDIR/ulp/ipoib/weft_ipoib.ko" || bad "insmod weft_ipoib again"
 sleep 1
-A=$(ifname_of weft0)
-B=$(ifname_of weft1)
+A=$(weft_ib_netdev weft0)
+B=$(weft_ib_netdev weft1)
 if [ -n "$A" ] && [ -n "$B" ]; then
 	ip link set "$B" netns h1
 	ip addr add $ip4a/24 dev "$A" && ip link set "$A" up
