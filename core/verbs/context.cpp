@@ -201,7 +201,7 @@ Result<void> Context::dereg_mr(Mr *mr)
 	return ok();
 }
 
-Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg)
+Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg, Cq::HandlerContext hc)
 {
 	if (cqe == 0 || cqe > dev.attr().max_cqe)
 		return Error(err::EINVAL);
@@ -209,7 +209,7 @@ Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg
 	MutexGuard g(lock_);
 	if (cqs_.size() >= dev.attr().max_cq)
 		return Error(err::ENOMEM);
-	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg);
+	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg, hc);
 	if (!cq)
 		return Error(err::ENOMEM);
 	cqs_.push_back(*cq);

@@ -4,9 +4,9 @@
 
 namespace weft::verbs {
 
-Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg)
+Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc)
 	: ctx(c), lock_(WEFT_LOCK_CLASS("weft_verbs_cq")), ring_(move(ring)),
-	  ring_size_(ring_.size()), handler_(h), arg_(arg),
+	  ring_size_(ring_.size()), handler_(h), arg_(arg), handler_ctx_(hc),
 	  notify_work_(notify_deferred, WEFT_LOCK_CLASS("weft_verbs_cq_notify"))
 {
 }
@@ -66,10 +66,13 @@ bool Cq::push(const Wc &wc, bool solicited, bool call_handlers)
 				notify = handler_ != nullptr;
 			}
 		}
-		if (!call_handlers && (overflow || notify)) {
+		/* An Atomic handler is called from here whatever the context; the event never is. */
+		const bool later = notify && handler_ctx_ == HandlerContext::Sleepable;
+		if (!call_handlers && (overflow || later)) {
 			deferred_error_ |= overflow;
-			deferred_notify_ |= notify;
-			overflow = notify = false;
+			deferred_notify_ |= later;
+			notify = notify && !later;
+			overflow = false;
 			defer = true;
 		}
 		good = !error_;

@@ -36,33 +36,70 @@ weft_veth h2 10.88.0.1/24 h3 10.88.0.2/24
 weft_on h1 iperf3 -s -D -p 5201
 weft_on h3 iperf3 -s -D -p 5201
 
-# Connected mode (RFC 4755) where the interface has a mode switch.
-modes=datagram
-weft_on h0 test -e "/sys/class/net/$A/mode" && modes="datagram connected"
-for mode in $modes; do
-	if [ "$modes" != datagram ]; then
-		weft_on h0 sh -c "echo $mode >/sys/class/net/$A/mode"
-		weft_on h1 sh -c "echo $mode >/sys/class/net/$B/mode"
-	fi
-	mtu=$(weft_on h0 cat "/sys/class/net/$A/mtu")
-	ok=
-	for _ in $(seq 1 40); do
+# set_mode MODE: both ends (RFC 4755 connected mode, or datagram).
+set_mode() {
+	weft_on h0 sh -c "echo $1 >/sys/class/net/$A/mode" &&
+		weft_on h1 sh -c "echo $1 >/sys/class/net/$B/mode"
+}
+# measure LABEL: rounds of IPoIB alternating with veth, one reverse run, RTT.
+measure() {
+	local ok='' _
+	for _ in $(seq 1 60); do
 		weft_on h0 ping -c 1 -W 1 10.77.0.2 >/dev/null 2>&1 && { ok=1; break; }
 	done
-	[ -n "$ok" ] || { echo "IPOIB-BENCH note $mode: no ping"; continue; }
-	echo "IPOIB-BENCH mtu $mode $mtu"
+	[ -n "$ok" ] || { echo "IPOIB-BENCH note $1: no ping"; return; }
+	echo "IPOIB-BENCH mtu $1 $(weft_on h0 cat "/sys/class/net/$A/mtu")"
 	for _ in $(seq 1 "$rounds"); do
-		echo "IPOIB-BENCH tcp $mode $(mbits h0 10.77.0.2)"
+		echo "IPOIB-BENCH tcp $1 $(mbits h0 10.77.0.2)"
 		echo "IPOIB-BENCH tcp veth $(mbits h2 10.88.0.2)"
 	done
-	echo "IPOIB-BENCH tcp-reverse $mode $(mbits h0 10.77.0.2 -R)"
-	echo "IPOIB-BENCH rtt $mode $(weft_on h0 ping -c 20 -i 0.1 -q 10.77.0.2 | awk -F/ '/rtt/ { print $5 }')"
+	echo "IPOIB-BENCH tcp-reverse $1 $(mbits h0 10.77.0.2 -R)"
+	echo "IPOIB-BENCH rtt $1 $(weft_on h0 ping -c 20 -i 0.1 -q 10.77.0.2 | awk -F/ '/rtt/ { print $5 }')"
+}
+
+# OpenSM's default broadcast group: IB MTU 2048, so 2044-byte datagrams.
+measure datagram
+if set_mode connected; then
+	measure connected
+	set_mode datagram || echo "IPOIB-BENCH note: no switch back to datagram"
+else
+	echo "IPOIB-BENCH note connected mode refused"
+fi
+# The same with the partition's broadcast group at IB MTU 4096 (OpenSM
+# partitions.conf mtu=5): 4092-byte datagrams, half the packets.
+echo "Default=0x7fff, ipoib, mtu=5 : ALL=full;" >/tmp/bench-partitions.conf
+weft_sm_stop
+weft_sm_start weft0 5 "-P /tmp/bench-partitions.conf"
+for _ in $(seq 1 150); do
+	[ "$(weft_on h0 cat "/sys/class/net/$A/carrier" 2>/dev/null)" = 1 ] &&
+		[ "$(weft_on h1 cat "/sys/class/net/$B/carrier" 2>/dev/null)" = 1 ] &&
+		weft_on h0 ip link set "$A" mtu 4092 2>/dev/null &&
+		weft_on h1 ip link set "$B" mtu 4092 2>/dev/null && break
+	sleep 0.2
 done
+measure datagram-4k
+# A veth pair made to work like IPoIB datagram mode (MTU 2044, no
+# checksum, segmentation or GRO offloads): the stack's own per-packet
+# cost, to tell it from Weft's.
+weft_host_add h4
+weft_host_add h5
+weft_veth h4 10.89.0.1/24 h5 10.89.0.2/24
+for h in h4 h5; do
+	weft_on $h ip link set "v-$h" mtu 2044
+	weft_on $h ethtool -K "v-$h" tx off rx off sg off tso off gso off gro off >/dev/null 2>&1
+done
+weft_on h5 iperf3 -s -D -p 5201
+sleep 1
+for _ in $(seq 1 "$rounds"); do
+	echo "IPOIB-BENCH tcp veth-2044-plain $(mbits h4 10.89.0.2)"
+done
+echo "IPOIB-BENCH mtu veth-2044-plain 2044"
 echo "IPOIB-BENCH rtt veth $(weft_on h2 ping -c 20 -i 0.1 -q 10.88.0.2 | awk -F/ '/rtt/ { print $5 }')"
 
 weft_on h1 pkill -x iperf3
 weft_on h3 pkill -x iperf3
-for h in h0 h1 h2 h3; do ip netns del $h; done
+weft_on h5 pkill -x iperf3
+for h in h0 h1 h2 h3 h4 h5; do ip netns del $h; done
 weft_sm_stop
 sleep 1
 weft_unload

@@ -24,11 +24,11 @@ tr -d '\r' <"$log" | sed -n 's/.*IPOIB-BENCH /IPOIB-BENCH /p' | awk '
 	$2 == "note" { print "note:", substr($0, index($0, $3)) }
 	END {
 		v = median(runs["veth"])
-		printf "%-10s %6s %12s %12s %14s %9s %8s\n", "iperf3", "mtu", "TCP Mbit/s", "runs",
+		printf "%-16s %6s %10s %18s %14s %7s %8s\n", "iperf3", "mtu", "TCP Mbit/s", "runs",
 			"reverse Mbit/s", "rtt ms", "of veth"
 		for (i = 1; i <= k; i++) {
 			m = order[i]; x = median(runs[m])
-			printf "%-10s %6s %12.0f %12s %14s %9s %7.1f%%\n", m, (m in mtu) ? mtu[m] : "1500",
-				x, runs[m], (m in rev) ? rev[m] : "-", rtt[m], v ? 100 * x / v : 0
+			printf "%-16s %6s %10.0f %18s %14s %7s %7.1f%%\n", m, (m in mtu) ? mtu[m] : "1500",
+				x, runs[m], (m in rev) ? rev[m] : "-", (m in rtt) ? rtt[m] : "-", v ? 100 * x / v : 0
 		}
 	}'

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: verbs semantics on the soft HCA: shared receive queues and their
- * limit event, CQ notification (next vs solicited), CQ overflow as an
- * async error, CQ resize, and the async events of a QP's life.
+ * limit event, CQ notification (next vs solicited) and where its handler
+ * runs, CQ overflow as an async error, CQ resize, and the async events of a QP's life.
  */
 #include <weft/test.h>
 #include <weft/verbs/test_pair.h>
@@ -192,6 +192,47 @@ void cq_overflow_and_resize(Test &t)
 	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(cq.value()));
 }
 
+/*
+ * A completion pushed where handlers may not run (inside another
+ * consumer's post call): an Atomic handler runs at once on the pushing
+ * task, a Sleepable one later from a work item.
+ */
+struct WhoCalled {
+	const void *task = nullptr;
+	int calls = 0;
+	static void handler(Cq &, void *arg)
+	{
+		auto *w = static_cast<WhoCalled *>(arg);
+		__atomic_store_n(&w->task, weft_current_task(), __ATOMIC_RELAXED);
+		__atomic_fetch_add(&w->calls, 1, __ATOMIC_RELEASE);
+	}
+};
+
+void cq_handler_context(Test &t)
+{
+	Side a;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Rc, access::local_write));
+	WhoCalled atomic_h, sleep_h;
+	auto atomic_cq = a.ctx->create_cq(4, WhoCalled::handler, &atomic_h, Cq::HandlerContext::Atomic);
+	auto sleep_cq = a.ctx->create_cq(4, WhoCalled::handler, &sleep_h);
+	WEFT_ASSERT_OK(t, atomic_cq);
+	WEFT_ASSERT_OK(t, sleep_cq);
+	WEFT_EXPECT_FALSE(t, atomic_cq.value()->req_notify(false));
+	WEFT_EXPECT_FALSE(t, sleep_cq.value()->req_notify(false));
+	Wc wc;
+	atomic_cq.value()->push(wc, false, false);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&atomic_h.calls, __ATOMIC_ACQUIRE), 1);
+	WEFT_EXPECT_TRUE(t, atomic_h.task == weft_current_task());
+	sleep_cq.value()->push(wc, false, false);
+	WEFT_EXPECT_TRUE(t, wait_for(sleep_h.calls, 1));
+	WEFT_EXPECT_TRUE(t, __atomic_load_n(&sleep_h.task, __ATOMIC_RELAXED) != weft_current_task());
+	/* Disarmed by the call: no second one. */
+	atomic_cq.value()->push(wc, false, false);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&atomic_h.calls, __ATOMIC_ACQUIRE), 1);
+	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(atomic_cq.value()));
+	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(sleep_cq.value()));
+}
+
 /* The first packet at a QP in RTR raises "communication established". */
 struct EstFixture {
 	Side a, b, c, a2;
@@ -261,4 +302,5 @@ void comm_established(Test &t)
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_verbs, WEFT_CASE(srq_shared_by_two_qps), WEFT_CASE(cq_notify_solicited),
-		WEFT_CASE(cq_overflow_and_resize), WEFT_CASE(comm_established));
+		WEFT_CASE(cq_overflow_and_resize), WEFT_CASE(cq_handler_context),
+		WEFT_CASE(comm_established));

@@ -187,8 +187,18 @@ private:
 class Cq : public RefCounted<Cq> {
 public:
 	using CompHandler = void (*)(Cq &cq, void *arg);
+	/*
+	 * Where the completion handler may run.  Sleepable: process context
+	 * with no driver state held; a completion produced anywhere else
+	 * (inside another consumer's post call, in softirq) reaches it
+	 * through a work item.  Atomic: any non-hardirq context, at once,
+	 * inside the producer's call: like an interrupt handler, it must not
+	 * sleep and must only schedule the real work (a NAPI poll, a work
+	 * item), because the producer may hold the consumer's own locks.
+	 */
+	enum class HandlerContext : uint8_t { Sleepable, Atomic };
 
-	Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg);
+	Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc);
 	WEFT_NOCOPY(Cq);
 
 	/* Up to out.size() completions, oldest first. */
@@ -210,7 +220,7 @@ public:
 	 * enters the error state and a CqErr event is raised (IBA 11.6.3.1);
 	 * false then (and for every push after).  Without @call_handlers
 	 * (the caller's context may be atomic or hold the consumer's locks),
-	 * the handler and the event run from a work item instead.
+	 * the event, and a Sleepable handler, run from a work item instead.
 	 */
 	bool push(const Wc &wc, bool solicited, bool call_handlers = true);
 	bool in_error() const { return error_; }
@@ -231,6 +241,7 @@ private:
 	bool error_ = false;
 	CompHandler handler_;
 	void *arg_;
+	const HandlerContext handler_ctx_;
 	/* Handler calls and the overrun event left to notify_work_ (under lock_). */
 	bool deferred_notify_ = false, deferred_error_ = false;
 	Work notify_work_;
@@ -380,7 +391,8 @@ public:
 	/* IBA 10.6.3.5: an MR for fast registration, invalid until a REG_MR. */
 	Result<Mr *> alloc_fast_reg_mr(Pd *pd, uint32_t max_pages);
 	Result<void> dereg_mr(Mr *mr);
-	Result<Cq *> create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg);
+	Result<Cq *> create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg,
+			       Cq::HandlerContext hc = Cq::HandlerContext::Sleepable);
 	Result<void> destroy_cq(Cq *cq);
 	Result<Qp *> create_qp(Pd *pd, const QpInitAttr &init);
 	Result<void> modify_qp(Qp *qp, const QpAttr &attr, uint32_t mask);
