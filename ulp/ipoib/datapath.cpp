@@ -12,6 +12,7 @@
  */
 #include <weft/log.h>
 
+#include "cm.h"
 #include "interface.h"
 
 namespace weft::ipoib {
@@ -43,6 +44,22 @@ int Interface::xmit(void *skb, const HwAddr &dst)
 		weft_ipoib_skb_free(skb, false);
 		return 0;
 	}
+	if (cm_) {
+		const int r = cm_->xmit(skb, dst);
+		if (r >= 0)
+			return r;
+	}
+	return xmit_ud(skb, dst);
+}
+
+uint32_t Interface::ud_mtu_now() const
+{
+	const uint32_t m = load(mcast_mtu_);
+	return m ? m : ud_mtu(static_cast<uint8_t>(iba::Mtu::M2048));
+}
+
+int Interface::xmit_ud(void *skb, const HwAddr &dst)
+{
 	DestTable::Decision d;
 	{
 		SpinGuardBh g(lock_);
@@ -230,11 +247,18 @@ int Interface::poll(int budget)
 			}
 		}
 	}
+	if (cm_ && done < budget)
+		done += cm_->poll(budget - done);
 	if (done >= budget)
 		return budget;
 	/* Re-arm, and go round again for what came between the last poll and the arming. */
-	if (weft_ipoib_napi_complete(nd_, done) && cq_->req_notify(false))
-		weft_ipoib_napi_schedule(nd_);
+	if (weft_ipoib_napi_complete(nd_, done)) {
+		bool more = cq_->req_notify(false);
+		if (cm_ && cm_->req_notify())
+			more = true;
+		if (more)
+			weft_ipoib_napi_schedule(nd_);
+	}
 	return done;
 }
 
