@@ -130,7 +130,7 @@ void Cm::connect(TxConn &c)
 	auto qp = rc_qp(nullptr, params_.ring_size);
 	if (!qp)
 		return fail_with("RC QP", qp.error().code());
-	auto id = cm::create_id(ifc_.dev_, *this, &c);
+	auto id = cm::create_id(ifc_.dev_, *this, static_cast<Conn *>(&c));
 	if (!id) {
 		(void)ifc_.ctx_->destroy_qp(*qp);
 		return fail_with("CM Id", id.error().code());
@@ -269,7 +269,8 @@ int Cm::on_request(const cm::Event &e)
 	}
 	r->qp = *qp;
 	r->id = e.id;
-	cm::set_handler(*e.id, *this, r);
+	/* The context is always a Conn * (RxConn has another base first). */
+	cm::set_handler(*e.id, *this, static_cast<Conn *>(r));
 	const cmp::PrivData pd = cmp::encode(ifc_.qp_->qpn, cmp::buf_size);
 	cm::AcceptParam a;
 	a.qp = r->qp;
