@@ -111,12 +111,10 @@ bool Cm::post_locked(TxConn &c, void *skb)
 
 int Cm::xmit(void *skb, const HwAddr &dst)
 {
-	if (!connected() || dst.multicast())
-		return -1;
 	uint32_t len;
 	(void)weft_ipoib_skb_data(skb, &len);
 	const bool big = len - encap_len > ifc_.ud_mtu_now();
-	if (cmp::has_flag(dst)) {
+	if (connected() && !dst.multicast() && cmp::has_flag(dst)) {
 		bool kick_work = false;
 		int ret = -1;
 		{
@@ -153,7 +151,10 @@ int Cm::xmit(void *skb, const HwAddr &dst)
 		if (ret >= 0)
 			return ret;
 	}
-	/* RFC 4755 §6: a datagram-only path carries at most the UD MTU. */
+	/*
+	 * RFC 4755 §6: a datagram-only path carries at most the UD MTU (also
+	 * what was queued before a switch to datagram mode clamped the MTU).
+	 */
 	if (big) {
 		too_big(skb);
 		return 0;
