@@ -365,7 +365,8 @@ void Cm::teardown_all()
 	}
 	while (RxConn *c = rx.pop_front())
 		release_rx(*c);
-	if (ifc_.nd_)
+	/* A full ring of a connection now gone may have stopped the queue. */
+	if (ifc_.nd_ && !load(dying_))
 		weft_ipoib_wake_queue(ifc_.nd_);
 }
 

@@ -14,13 +14,13 @@
 
 #include "cm.h"
 #include "interface.h"
+#include "poll.h"
 
 namespace weft::ipoib {
 
 namespace {
 const Logger log("weft_ipoib");
 constexpr uint64_t rx_tag = 1ull << 63;
-constexpr int poll_batch = 16;
 
 template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 } // namespace
@@ -304,23 +304,9 @@ void Cm::handle_rx(const verbs::Wc &wc)
 
 int Cm::poll(int budget)
 {
-	int done = 0;
-	verbs::Wc wcs[poll_batch];
-	while (done < budget) {
-		const size_t want = static_cast<size_t>(min(poll_batch, budget - done));
-		const size_t n = cq_->poll(Span<verbs::Wc>(wcs, want));
-		if (!n)
-			break;
-		for (size_t i = 0; i < n; i++) {
-			if (wcs[i].wr_id & rx_tag) {
-				handle_rx(wcs[i]);
-				done++;
-			} else {
-				handle_tx(wcs[i]);
-			}
-		}
-	}
-	return done;
+	return poll_cq(
+		*cq_, budget, rx_tag, [this](const verbs::Wc &wc) { handle_rx(wc); },
+		[this](const verbs::Wc &wc) { handle_tx(wc); });
 }
 
 bool Cm::req_notify()

@@ -14,13 +14,13 @@
 
 #include "cm.h"
 #include "interface.h"
+#include "poll.h"
 
 namespace weft::ipoib {
 
 namespace {
 const Logger log("weft_ipoib");
 constexpr uint64_t recv_flag = 1ull << 63;
-constexpr int poll_batch = 16;
 
 template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 } // namespace
@@ -231,22 +231,9 @@ void Interface::handle_rx(const verbs::Wc &wc)
 
 int Interface::poll(int budget)
 {
-	int done = 0;
-	verbs::Wc wcs[poll_batch];
-	while (done < budget) {
-		const size_t want = static_cast<size_t>(min(poll_batch, budget - done));
-		const size_t n = cq_->poll(Span<verbs::Wc>(wcs, want));
-		if (!n)
-			break;
-		for (size_t i = 0; i < n; i++) {
-			if (wcs[i].wr_id & recv_flag) {
-				handle_rx(wcs[i]);
-				done++;
-			} else {
-				handle_tx(wcs[i]);
-			}
-		}
-	}
+	int done = poll_cq(
+		*cq_, budget, recv_flag, [this](const verbs::Wc &wc) { handle_rx(wc); },
+		[this](const verbs::Wc &wc) { handle_tx(wc); });
 	if (cm_ && done < budget)
 		done += cm_->poll(budget - done);
 	if (done >= budget)
