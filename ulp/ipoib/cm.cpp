@@ -365,9 +365,6 @@ void Cm::teardown_all()
 	}
 	while (RxConn *c = rx.pop_front())
 		release_rx(*c);
-	/* A full ring of a connection now gone may have stopped the queue. */
-	if (ifc_.nd_ && !load(dying_))
-		weft_ipoib_wake_queue(ifc_.nd_);
 }
 
 void Cm::reconcile()

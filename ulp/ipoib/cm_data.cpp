@@ -185,6 +185,9 @@ void Cm::drain_ring(TxConn &c)
 		s = TxSlot{};
 	}
 	c.head = c.tail = 0;
+	/* Its full ring may have stopped the queue. */
+	if (ifc_.nd_ && !load(dying_))
+		weft_ipoib_wake_queue(ifc_.nd_);
 }
 
 void Cm::handle_tx(const verbs::Wc &wc)

@@ -128,7 +128,8 @@ Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t
 						    p.send_queue_size * 2, &e);
 		if (!ifc->nd_)
 			return Error(-e);
-		if (ifc->cm_ && weft_ipoib_mode_attr_add(ifc->nd_))
+		/* There without connected mode too: it then refuses "connected", as in-tree. */
+		if (weft_ipoib_mode_attr_add(ifc->nd_))
 			log.warn("%s: no mode file", weft_ipoib_name(ifc->nd_));
 		return ok();
 	}();
