@@ -153,7 +153,7 @@ struct weft_ipoib_sg {
 int weft_ipoib_mode_attr_add(struct weft_ipoib_netdev *nd);
 /* Module exit: wait for the deferred ICMP work. */
 void weft_ipoib_shim_mode_exit(void);
-/* The MTU and its upper limit, with rtnl held by the caller. */
+/* The MTU and its upper limit, with rtnl held by the caller (also before register). */
 void weft_ipoib_set_mtu_rtnl(struct weft_ipoib_netdev *nd, unsigned int max_mtu, unsigned int mtu);
 unsigned int weft_ipoib_mtu(struct weft_ipoib_netdev *nd);
 /*

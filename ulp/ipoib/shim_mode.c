@@ -73,7 +73,10 @@ void weft_ipoib_set_mtu_rtnl(struct weft_ipoib_netdev *nd, unsigned int max_mtu,
 
 	ASSERT_RTNL();
 	dev->max_mtu = max_mtu;
-	if (dev->mtu != mtu)
+	/* Not registered yet (rtnl_link_ops newlink): nobody to notify. */
+	if (dev->reg_state != NETREG_REGISTERED)
+		dev->mtu = mtu;
+	else if (dev->mtu != mtu)
 		dev_set_mtu(dev, mtu);
 }
 
