@@ -13,6 +13,8 @@
 #      datagrams, large packets get ICMP "too big", PMTU 2044, TCP works.
 #   6. rmmod weft_ipoib with connections up and under traffic: no splat,
 #      no leak.
+#   7. weft_ipoib with cm_enable=0: no C flag, the mode file refuses
+#      "connected".
 set -u
 fail=0
 bad() { echo "ipoib_cm: FAIL: $*"; fail=1; }
@@ -179,6 +181,20 @@ timeout 60 rmmod weft_ipoib || bad "rmmod weft_ipoib under connected-mode traffi
 kill $load $flood 2>/dev/null
 wait $load $flood 2>/dev/null
 weft_on h1 pkill -x iperf3
+
+# 7. Without connected mode (cm_enable=0): no C flag, "connected" refused.
+insmod "$WEFT_MODDIR/ulp/ipoib/weft_ipoib.ko" cm_enable=0 || bad "insmod weft_ipoib cm_enable=0"
+sleep 1
+A=$(ifname_of weft0)
+if [ -n "$A" ]; then
+	addr=$(tr -d ':\n' </sys/class/net/$A/address)
+	[ "${addr:0:2}" = 00 ] || bad "cm_enable=0: $A address $addr has the C flag"
+	weft_expect /sys/class/net/$A/mode $'datagram\n' || bad "cm_enable=0: $A mode"
+	echo connected >/sys/class/net/$A/mode 2>/dev/null && bad "cm_enable=0: mode connected accepted"
+	weft_expect /sys/class/net/$A/mode $'datagram\n' || bad "cm_enable=0: $A mode changed"
+else
+	bad "no netdev with cm_enable=0: $(ls /sys/class/net)"
+fi
 ip netns del h1
 weft_sm_stop
 weft_unload || bad "unload"
