@@ -69,7 +69,9 @@ weft_expect /sys/class/net/$A/broadcast $'00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00
 gid=$(cat $sys/weft0/ports/1/gids/0 | tr -d ':')
 addr=$(tr -d ':\n' </sys/class/net/$A/address)
 [ "${addr:8}" = "$gid" ] || bad "$A address $addr does not end in the port GID $gid"
-[ "${addr:0:2}" = 00 ] && [ "${addr:2:6}" != 000000 ] || bad "$A address $addr: no QPN"
+# The first byte is reserved, or 80 with the RFC 4755 C flag (connected mode offered: ipoib_cm.sh).
+case ${addr:0:2} in 00 | 80) ;; *) bad "$A address $addr: reserved byte set" ;; esac
+[ "${addr:2:6}" != 000000 ] || bad "$A address $addr: no QPN"
 [ "$(cat /sys/class/net/$A/carrier 2>/dev/null)" != 1 ] || bad "$A has carrier while down"
 weft_host_add h1 || bad "netns h1"
 ip link set "$B" netns h1 || bad "moving $B into h1"

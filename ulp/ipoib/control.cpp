@@ -7,6 +7,7 @@
 #include <weft/log.h>
 #include <weft/mad/sa.h>
 
+#include "cm.h"
 #include "interface.h"
 
 namespace weft::ipoib {
@@ -121,6 +122,8 @@ void Interface::flush()
 	}
 	while (Dest *d = all.pop_front())
 		release(*d);
+	if (cm_)
+		cm_->flush();
 }
 
 Result<void> Interface::qp_ready(uint32_t qkey)
@@ -184,7 +187,9 @@ Result<void> Interface::join_broadcast()
 	const uint8_t code = min_mtu_code(MtuValue::get(rec.mtu),
 					  static_cast<uint8_t>(a.active_mtu));
 	if (code) {
-		weft_ipoib_set_mtu(nd_, ud_mtu(code), !mtu_set_);
+		__atomic_store_n(&mcast_mtu_, ud_mtu(code), __ATOMIC_RELEASE);
+		/* In connected mode the MTU stays (shim_mode.c decides under rtnl). */
+		weft_ipoib_set_ud_mtu(nd_, ud_mtu(code), !mtu_set_);
 		mtu_set_ = true;
 	}
 	log.info("%s: joined broadcast group, MLID 0x%x Q_Key 0x%x MTU %u", weft_ipoib_name(nd_),

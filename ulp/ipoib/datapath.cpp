@@ -12,14 +12,15 @@
  */
 #include <weft/log.h>
 
+#include "cm.h"
 #include "interface.h"
+#include "poll.h"
 
 namespace weft::ipoib {
 
 namespace {
 const Logger log("weft_ipoib");
 constexpr uint64_t recv_flag = 1ull << 63;
-constexpr int poll_batch = 16;
 
 template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 } // namespace
@@ -43,6 +44,22 @@ int Interface::xmit(void *skb, const HwAddr &dst)
 		weft_ipoib_skb_free(skb, false);
 		return 0;
 	}
+	if (cm_) {
+		const int r = cm_->xmit(skb, dst);
+		if (r >= 0)
+			return r;
+	}
+	return xmit_ud(skb, dst);
+}
+
+uint32_t Interface::ud_mtu_now() const
+{
+	const uint32_t m = load(mcast_mtu_);
+	return m ? m : ud_mtu(static_cast<uint8_t>(iba::Mtu::M2048));
+}
+
+int Interface::xmit_ud(void *skb, const HwAddr &dst)
+{
 	DestTable::Decision d;
 	{
 		SpinGuardBh g(lock_);
@@ -214,27 +231,21 @@ void Interface::handle_rx(const verbs::Wc &wc)
 
 int Interface::poll(int budget)
 {
-	int done = 0;
-	verbs::Wc wcs[poll_batch];
-	while (done < budget) {
-		const size_t want = static_cast<size_t>(min(poll_batch, budget - done));
-		const size_t n = cq_->poll(Span<verbs::Wc>(wcs, want));
-		if (!n)
-			break;
-		for (size_t i = 0; i < n; i++) {
-			if (wcs[i].wr_id & recv_flag) {
-				handle_rx(wcs[i]);
-				done++;
-			} else {
-				handle_tx(wcs[i]);
-			}
-		}
-	}
+	int done = poll_cq(
+		*cq_, budget, recv_flag, [this](const verbs::Wc &wc) { handle_rx(wc); },
+		[this](const verbs::Wc &wc) { handle_tx(wc); });
+	if (cm_ && done < budget)
+		done += cm_->poll(budget - done);
 	if (done >= budget)
 		return budget;
 	/* Re-arm, and go round again for what came between the last poll and the arming. */
-	if (weft_ipoib_napi_complete(nd_, done) && cq_->req_notify(false))
-		weft_ipoib_napi_schedule(nd_);
+	if (weft_ipoib_napi_complete(nd_, done)) {
+		bool more = cq_->req_notify(false);
+		if (cm_ && cm_->req_notify())
+			more = true;
+		if (more)
+			weft_ipoib_napi_schedule(nd_);
+	}
 	return done;
 }
 

@@ -2,7 +2,9 @@
 /* An IPoIB interface's life cycle and its netdev callbacks (interface.h). */
 #include <weft/log.h>
 
+#include "cm.h"
 #include "interface.h"
+#include "ipoib_module.h"
 
 namespace weft::ipoib {
 
@@ -89,6 +91,21 @@ void Interface::teardown_verbs()
 	cq_ = nullptr;
 }
 
+/* RFC 4755: connected mode offered (the C flag in @addr) if its resources could be made. */
+void Interface::start_cm(HwAddr &addr)
+{
+	if (!weft_ipoib_cm_enable)
+		return;
+	const CmParams p{weft_ipoib_cm_srq_size, params_.send_queue_size, weft_ipoib_cm_max_conns, true};
+	auto cm = Cm::create(*this, p);
+	if (!cm) {
+		log.warn("%s/%u: no connected mode (%d)", dev_.name(), port_, cm.error().code());
+		return;
+	}
+	cm_ = *cm;
+	cmp::set_flag(addr);
+}
+
 Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p)
 {
 	auto *ifc = new (Gfp::Sleep) Interface(dev, port, pkey, p);
@@ -98,7 +115,8 @@ Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t
 		ifc->pkey_index_ = WEFT_TRY(find_pkey(dev, port, pkey));
 		WEFT_TRY(ifc->setup_verbs());
 		auto gid = WEFT_TRY(dev.query_gid(port, 0));
-		const HwAddr addr = HwAddr::make(ifc->qp_->qpn, gid);
+		HwAddr addr = HwAddr::make(ifc->qp_->qpn, gid);
+		ifc->start_cm(addr);
 		const HwAddr bcast = broadcast_addr(pkey);
 		verbs::PortAttr a;
 		WEFT_TRY(dev.query_port(port, a));
@@ -111,15 +129,20 @@ Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t
 						    p.send_queue_size * 2, &e);
 		if (!ifc->nd_)
 			return Error(-e);
+		/* There without connected mode too: it then refuses "connected", as in-tree. */
+		if (weft_ipoib_mode_attr_add(ifc->nd_))
+			log.warn("%s: no mode file", weft_ipoib_name(ifc->nd_));
 		return ok();
 	}();
 	if (!r) {
+		if (ifc->cm_)
+			ifc->cm_->destroy();
 		ifc->teardown_verbs();
 		delete ifc;
 		return r.error();
 	}
-	log.info("%s: %s port %u P_Key 0x%04x, datagram mode", weft_ipoib_name(ifc->nd_), dev.name(), port,
-		 pkey);
+	log.info("%s: %s port %u P_Key 0x%04x, datagram mode%s", weft_ipoib_name(ifc->nd_), dev.name(), port,
+		 pkey, ifc->cm_ ? ", connected mode offered" : "");
 	return ifc;
 }
 
@@ -132,6 +155,9 @@ void Interface::destroy()
 	resolve_work_.cancel_sync();
 	/* Closes it if up: no xmit, no poll after this. */
 	weft_ipoib_netdev_unregister(nd_);
+	if (cm_)
+		cm_->destroy();
+	cm_ = nullptr;
 	DestList all;
 	{
 		SpinGuardBh g(lock_);

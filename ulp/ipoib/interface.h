@@ -34,6 +34,8 @@
 
 namespace weft::ipoib {
 
+class Cm;
+
 struct Params {
 	uint32_t send_queue_size;
 	uint32_t recv_queue_size;
@@ -59,12 +61,21 @@ public:
 	void get_stats(weft_ipoib_stats &out) const;
 	void link_info(weft_ipoib_link &out);
 
+	/* Connected mode (cm.h), or nullptr when it is not offered. */
+	Cm *cm() const { return cm_; }
+	/* The datagram path of xmit() (transmit lock held). */
+	int xmit_ud(void *skb, const HwAddr &dst);
+	/* The UD MTU: the broadcast group's (RFC 4391 §5), before a join the default's. */
+	uint32_t ud_mtu_now() const;
+
 	ListNode node;
 
 private:
+	friend class Cm;
 	Interface(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p);
 	~Interface();
 	Result<void> setup_verbs();
+	void start_cm(HwAddr &addr);
 	void teardown_verbs();
 
 	/* control.cpp: the slow path. */
@@ -138,6 +149,8 @@ private:
 	iba::McMemberRecord bcast_rec_{};
 
 	weft_ipoib_stats stats_{};
+	Cm *cm_ = nullptr;
+	uint32_t mcast_mtu_ = 0; /* atomic: the broadcast group's UD MTU */
 	DelayedWork sync_work_;
 	Work resolve_work_;
 };

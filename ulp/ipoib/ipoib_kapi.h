@@ -38,6 +38,12 @@ struct weft_ipoib_stats {
 	uint64_t tx_queue_full;	     /* dropped: too many waiting for resolution */
 	uint64_t path_queries, path_failures;
 	uint64_t mcast_joins, mcast_failures;
+	/* Connected mode (RFC 4755). */
+	uint64_t cm_connections;	     /* sending connections up now */
+	uint64_t cm_connects, cm_accepts; /* established: ours, the peers' */
+	uint64_t cm_failures;		     /* ours refused, unanswered or broken */
+	uint64_t cm_tx_packets, cm_rx_packets;
+	uint64_t cm_too_big; /* dropped with ICMP: too big for a datagram-only path */
 };
 
 struct weft_ipoib_link {
@@ -125,6 +131,60 @@ void weft_ipoib_rx_mode(void *ctx);
 void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out);
 /* ethtool (rtnl held, process context). */
 void weft_ipoib_link_info(void *ctx, struct weft_ipoib_link *out);
+
+/* --- connected mode (RFC 4755; shim_mode.c) ---------------------------------- */
+
+/*
+ * A connected-mode receive buffer: a linear head of WEFT_IPOIB_CM_HEAD
+ * bytes, then WEFT_IPOIB_CM_FRAGS page fragments of WEFT_IPOIB_CM_FRAG
+ * bytes, together more than the 65524 bytes of the largest message.
+ */
+#define WEFT_IPOIB_CM_HEAD 2048
+#define WEFT_IPOIB_CM_FRAG 16384
+#define WEFT_IPOIB_CM_FRAGS 4
+#define WEFT_IPOIB_CM_SG (1 + WEFT_IPOIB_CM_FRAGS)
+
+struct weft_ipoib_sg {
+	uint8_t *addr;
+	uint32_t len;
+};
+
+/* The "mode" sysfs file (after register; removed with the device). */
+int weft_ipoib_mode_attr_add(struct weft_ipoib_netdev *nd);
+/* Module exit: wait for the deferred ICMP work. */
+void weft_ipoib_shim_mode_exit(void);
+/* The MTU and its upper limit, with rtnl held by the caller (also before register). */
+void weft_ipoib_set_mtu_rtnl(struct weft_ipoib_netdev *nd, unsigned int max_mtu, unsigned int mtu);
+unsigned int weft_ipoib_mtu(struct weft_ipoib_netdev *nd);
+/*
+ * weft_ipoib_set_mtu() for a new UD MTU, unless the interface is in
+ * connected mode (then its MTU is not the UD one).  Takes rtnl.
+ */
+void weft_ipoib_set_ud_mtu(struct weft_ipoib_netdev *nd, unsigned int ud_mtu, bool set);
+/* A receive buffer as above, its pieces in @sg; NULL if no memory. */
+void *weft_ipoib_cm_rx_alloc(struct weft_ipoib_netdev *nd, bool can_sleep,
+			     struct weft_ipoib_sg sg[WEFT_IPOIB_CM_SG]);
+/*
+ * Hand up a received message of @len bytes (encapsulation header
+ * included, @len > WEFT_IPOIB_CM_HEAD) from the poll callback; the
+ * fragments it did not use are freed.
+ */
+void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint16_t proto);
+/*
+ * @skb (starting with the encapsulation header) is larger than @mtu allows
+ * on its way: it is dropped and its sender told, ICMP "fragmentation
+ * needed" (IPv4) or "packet too big" (IPv6), from a work item.  Any context.
+ */
+void weft_ipoib_too_big(struct weft_ipoib_netdev *nd, void *skb, unsigned int mtu);
+
+/*
+ * Implemented in C++ (cm.cpp).  Both with rtnl held (sysfs takes it,
+ * rtnl_link_ops already hold it), process context.  set_mode: 0, or
+ * -EINVAL when the interface cannot do connected mode.  Connected mode
+ * sets the MTU to 65520; datagram mode clamps it to the UD MTU.
+ */
+int weft_ipoib_set_mode(void *ctx, bool connected);
+bool weft_ipoib_connected(void *ctx);
 
 WEFT_C_END
 

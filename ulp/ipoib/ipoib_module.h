@@ -11,6 +11,11 @@ WEFT_C_BEGIN
 int weft_ipoib_client_register(uint32_t send_queue_size, uint32_t recv_queue_size);
 void weft_ipoib_client_unregister(void);
 
+/* Connected mode (RFC 4755) parameters, read when an interface is created. */
+extern bool weft_ipoib_cm_enable;
+extern unsigned int weft_ipoib_cm_srq_size;
+extern unsigned int weft_ipoib_cm_max_conns;
+
 WEFT_C_END
 
 #endif

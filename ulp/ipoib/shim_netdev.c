@@ -18,6 +18,7 @@
 #include <linux/stddef.h>
 
 #include "ipoib_kapi.h"
+#include "shim_priv.h"
 
 #define WEFT_IPOIB_HARD_LEN (WEFT_IPOIB_PSEUDO_LEN + WEFT_IPOIB_ENCAP_LEN)
 
@@ -173,6 +174,9 @@ static const struct {
 	WEFT_IPOIB_STAT(tx_errors), WEFT_IPOIB_STAT(rx_own_dropped), WEFT_IPOIB_STAT(rx_bad_header),
 	WEFT_IPOIB_STAT(tx_no_dest), WEFT_IPOIB_STAT(tx_queue_full), WEFT_IPOIB_STAT(path_queries),
 	WEFT_IPOIB_STAT(path_failures), WEFT_IPOIB_STAT(mcast_joins), WEFT_IPOIB_STAT(mcast_failures),
+	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
+	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
+	WEFT_IPOIB_STAT(cm_too_big),
 };
 static_assert(ARRAY_SIZE(weft_ipoib_stat_names) * sizeof(u64) == sizeof(struct weft_ipoib_stats));
 
@@ -426,4 +430,16 @@ void weft_ipoib_mc_list(struct weft_ipoib_netdev *nd, void (*fn)(void *arg, cons
 	netdev_for_each_mc_addr(ha, dev)
 		fn(arg, ha->addr);
 	netif_addr_unlock_bh(dev);
+}
+
+/* --- for shim_mode.c (shim_priv.h) -------------------------------------------- */
+
+void *weft_ipoib_dev_ctx(struct net_device *dev)
+{
+	return priv_of(dev)->ctx;
+}
+
+struct napi_struct *weft_ipoib_dev_napi(struct net_device *dev)
+{
+	return &priv_of(dev)->napi;
 }

@@ -1,0 +1,197 @@
+#!/bin/bash
+# Integration: IPoIB connected mode (RFC 4755) between two hosts of a Weft
+# subnet managed by Debian's OpenSM: weft0's interface in the root
+# namespace, weft1's moved into the namespace "h1" (as in ipoib.sh).
+#   1. The C flag in both addresses; the mode file reads "datagram".
+#   2. Both switched to connected: mode file, MTU 65520.
+#   3. ping and ping -6 both ways; RC connections exist (ethtool -S);
+#      don't-fragment pings at 65520 and one byte over; iperf3 TCP and UDP
+#      both ways.
+#   4. Mode switches datagram <-> connected on both ends while iperf3 runs:
+#      the stream lives on, ping works afterwards.
+#   5. A datagram-mode peer (it refuses the REQ): its traffic falls back to
+#      datagrams, large packets get ICMP "too big", PMTU 2044, TCP works.
+#   6. rmmod weft_ipoib with connections up and under traffic: no splat,
+#      no leak.
+#   7. weft_ipoib with cm_enable=0: no C flag, the mode file refuses
+#      "connected".
+set -u
+fail=0
+bad() { echo "ipoib_cm: FAIL: $*"; fail=1; }
+sys=/sys/class/infiniband
+cfs=/sys/kernel/config/weft
+ip4a=10.77.0.1 ip4b=10.77.0.2 ip6a=fd77::1 ip6b=fd77::2
+
+on() {
+	local h=$1
+	shift
+	if [ "$h" = - ]; then "$@"; else weft_on "$h" "$@"; fi
+}
+carrier() {
+	local i
+	for i in $(seq 1 $((${4:-30} * 5))); do
+		[ "$(on "$1" cat /sys/class/net/"$2"/carrier 2>/dev/null)" = "$3" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+pings() {
+	local h=$1 a=$2
+	shift 2
+	on "$h" timeout 25 ping -c 3 -i 0.3 -w 20 "$@" "$a"
+}
+# stat HOST IF NAME: one ethtool -S counter.
+stat() { on "$1" ethtool -S "$2" | sed -n "s/^ *$3: //p"; }
+# mode HOST IF MODE: switch, then check the mode file.
+mode() {
+	on "$1" sh -c "echo $3 >/sys/class/net/$2/mode" || return 1
+	[ "$(on "$1" cat /sys/class/net/"$2"/mode)" = "$3" ]
+}
+mtu_of() { on "$1" cat /sys/class/net/"$2"/mtu; }
+iperf() {
+	local c=$1 s=$2 a=$3 out
+	shift 3
+	on "$s" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+	sleep 0.5
+	out=$(on "$c" timeout 60 iperf3 -c "$a" -p 5201 "$@" 2>&1)
+	echo "$out" | tail -4
+	grep -q "receiver" <<<"$out" || return 1
+	echo "ipoib_cm: iperf3 $c -> $a $*: $(grep receiver <<<"$out" | tail -1 | grep -o '[0-9.]* [KMG]bits/sec')"
+}
+
+weft_kmemleak_clear
+weft_load weft_hca:hcas=0 || exit 1
+mkdir $cfs/switches/s0 && echo 4 >$cfs/switches/s0/ports && echo 1 >$cfs/switches/s0/enable || bad "switch"
+for h in h0 h1; do
+	mkdir $cfs/hcas/$h && echo 1 >$cfs/hcas/$h/enable || bad "HCA $h"
+done
+cable() {
+	mkdir $cfs/cables/$1 && echo "$2" >$cfs/cables/$1/a && echo "$3" >$cfs/cables/$1/b &&
+		echo 1 >$cfs/cables/$1/up || bad "cable $1: $2 - $3"
+}
+cable c0 weft0:1 weftsw0:1
+cable c1 weft1:1 weftsw0:2
+weft_sm_start weft0
+weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM"
+
+# 1. The netdevs offer connected mode.
+A=$(weft_ib_netdev weft0)
+B=$(weft_ib_netdev weft1)
+[ -n "$A" ] && [ -n "$B" ] || { bad "no IPoIB netdevs: $(ls /sys/class/net)"; weft_unload; exit 1; }
+echo "ipoib_cm: weft0 -> $A, weft1 -> $B"
+addr=$(tr -d ':\n' </sys/class/net/$A/address)
+[ "${addr:0:2}" = 80 ] || bad "$A address $addr: no RFC 4755 C flag (0x80)"
+weft_expect /sys/class/net/$A/mode $'datagram\n' || bad "$A mode is not datagram at creation"
+echo bogus >/sys/class/net/$A/mode 2>/dev/null && bad "mode file took 'bogus'"
+weft_host_add h1 || bad "netns h1"
+ip link set "$B" netns h1 || bad "moving $B into h1"
+ip addr add $ip4a/24 dev "$A" && ip addr add $ip6a/64 dev "$A" nodad && ip link set "$A" up || bad "$A up"
+weft_on h1 ip addr add $ip4b/24 dev "$B" && weft_on h1 ip addr add $ip6b/64 dev "$B" nodad &&
+	weft_on h1 ip link set "$B" up || bad "$B up"
+carrier - "$A" 1 || bad "$A: no carrier"
+carrier h1 "$B" 1 || bad "$B: no carrier"
+[ "$(mtu_of - "$A")" = 2044 ] || bad "$A datagram MTU $(mtu_of - "$A")"
+
+# 2. Connected mode on both.
+mode - "$A" connected || bad "$A: mode connected"
+mode h1 "$B" connected || bad "$B: mode connected"
+[ "$(mtu_of - "$A")" = 65520 ] || bad "$A connected MTU $(mtu_of - "$A"), want 65520"
+[ "$(mtu_of h1 "$B")" = 65520 ] || bad "$B connected MTU $(mtu_of h1 "$B"), want 65520"
+ip link set "$A" mtu 65521 2>/dev/null && bad "MTU 65521 accepted"
+
+# 3. Traffic over RC connections.
+pings - $ip4b || bad "ping $ip4b"
+pings h1 $ip4a || bad "ping $ip4a from h1"
+pings - $ip6b -6 || bad "ping -6 $ip6b"
+pings h1 $ip6a -6 || bad "ping -6 $ip6a from h1"
+[ "$(stat - "$A" cm_connections)" -ge 1 ] || bad "$A: no connection up: $(ethtool -S "$A" | grep cm_)"
+[ "$(stat h1 "$B" cm_accepts)" -ge 1 ] || bad "$B accepted no connection"
+[ "$(stat - "$A" cm_tx_packets)" -ge 3 ] || bad "$A: nothing sent on a connection"
+[ "$(stat - "$A" cm_rx_packets)" -ge 3 ] || bad "$A: nothing received on a connection"
+pings - $ip4b -M do -s $((65520 - 28)) || bad "don't-fragment ping of $((65520 - 28)) bytes"
+pings h1 $ip4a -M do -s $((65520 - 28)) || bad "don't-fragment ping of $((65520 - 28)) bytes from h1"
+ping -c 1 -W 2 -M do -s $((65520 - 27)) $ip4b >/dev/null 2>&1 && bad "don't-fragment ping of $((65520 - 27)) went through"
+pings - $ip6b -6 -M do -s $((65520 - 48)) || bad "IPv6 ping of $((65520 - 48)) bytes"
+ping -6 -c 1 -W 2 -M do -s $((65520 - 47)) $ip6b >/dev/null 2>&1 && bad "IPv6 ping of $((65520 - 47)) went through"
+rtt=$(ping -c 10 -i 0.2 -q $ip4b 2>&1 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
+echo "ipoib_cm: ping RTT avg ${rtt:-?} ms"
+iperf - h1 $ip4b -t 8 || bad "iperf3 TCP root -> h1"
+iperf h1 - $ip4a -t 8 || bad "iperf3 TCP h1 -> root"
+iperf - h1 $ip4b -t 5 -u -b 200M || bad "iperf3 UDP root -> h1"
+iperf h1 - $ip4a -t 5 -u -b 200M -l 30000 || bad "iperf3 UDP h1 -> root (30000-byte datagrams)"
+ethtool -S "$A" | grep -E 'cm_|tx_|rx_'
+
+# 4. Mode switches while a TCP stream runs.
+weft_on h1 iperf3 -s -1 -D -p 5203 >/dev/null 2>&1
+sleep 0.5
+timeout 90 iperf3 -c $ip4b -p 5203 -t 24 >/tmp/cm-iperf.out 2>&1 &
+load=$!
+sleep 3
+mode - "$A" datagram || bad "$A: mode datagram under traffic"
+[ "$(mtu_of - "$A")" = 2044 ] || bad "$A MTU $(mtu_of - "$A") after datagram, want 2044"
+sleep 3
+mode - "$A" connected || bad "$A: mode connected under traffic"
+sleep 3
+mode h1 "$B" datagram || bad "$B: mode datagram under traffic"
+sleep 3
+mode h1 "$B" connected || bad "$B: mode connected under traffic"
+wait $load
+tail -4 /tmp/cm-iperf.out
+grep -q receiver /tmp/cm-iperf.out || bad "TCP stream did not survive the mode switches"
+pings - $ip4b || bad "ping after the mode switches"
+pings h1 $ip4a || bad "ping from h1 after the mode switches"
+pings - $ip6b -6 -s 20000 || bad "ping -6 of 20000 bytes after the mode switches"
+
+# 5. A datagram-mode peer: no listener, the REQ is refused, datagrams it is.
+mode h1 "$B" datagram || bad "$B: mode datagram"
+sleep 2
+big0=$(stat - "$A" cm_too_big)
+ip route flush cache
+# The first large packet comes back as ICMP "too big" (ping reports it), the next ones are fragmented.
+ping -c 1 -W 2 -s 3000 $ip4b 2>&1 | grep -q "mtu = 2044" || bad "no ICMP frag needed (mtu 2044) from a large ping"
+ping -6 -c 1 -W 2 -s 3000 $ip6b 2>&1 | grep -q "mtu=2044" || bad "no ICMPv6 packet too big (mtu 2044) from a large ping"
+[ "$(stat - "$A" cm_too_big)" -ge $((big0 + 2)) ] || bad "cm_too_big did not count both"
+ip route get $ip4b | grep -q "mtu 2044" || bad "no PMTU 2044 towards the datagram peer: $(ip route get $ip4b)"
+pings - $ip4b -s 3000 || bad "3000-byte ping to a datagram peer"
+pings - $ip6b -6 -s 3000 || bad "3000-byte ping -6 to a datagram peer"
+iperf - h1 $ip4b -t 5 || bad "iperf3 TCP to a datagram peer (PMTU)"
+iperf h1 - $ip4a -t 5 || bad "iperf3 TCP from a datagram peer"
+ethtool -S "$A" | grep cm_
+mode h1 "$B" connected || bad "$B: mode connected again"
+
+# 6. rmmod weft_ipoib with connections up, under traffic.
+pings h1 $ip4a || bad "ping from h1 before unload"
+weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1
+sleep 0.5
+timeout 60 iperf3 -c $ip4b -p 5202 -t 30 >/dev/null 2>&1 &
+load=$!
+weft_on h1 ping -f -w 30 -s 30000 $ip4a >/dev/null 2>&1 &
+flood=$!
+sleep 4
+echo "ipoib_cm: before rmmod: $A cm_connections $(stat - "$A" cm_connections), $B accepts $(stat h1 "$B" cm_accepts)"
+timeout 60 rmmod weft_ipoib || bad "rmmod weft_ipoib under connected-mode traffic"
+[ -e /sys/class/net/"$A" ] && bad "$A still there after rmmod"
+kill $load $flood 2>/dev/null
+wait $load $flood 2>/dev/null
+weft_on h1 pkill -x iperf3
+
+# 7. Without connected mode (cm_enable=0): no C flag, "connected" refused.
+insmod "$WEFT_MODDIR/ulp/ipoib/weft_ipoib.ko" cm_enable=0 || bad "insmod weft_ipoib cm_enable=0"
+sleep 1
+A=$(weft_ib_netdev weft0)
+if [ -n "$A" ]; then
+	addr=$(tr -d ':\n' </sys/class/net/$A/address)
+	[ "${addr:0:2}" = 00 ] || bad "cm_enable=0: $A address $addr has the C flag"
+	weft_expect /sys/class/net/$A/mode $'datagram\n' || bad "cm_enable=0: $A mode"
+	echo connected >/sys/class/net/$A/mode 2>/dev/null && bad "cm_enable=0: mode connected accepted"
+	weft_expect /sys/class/net/$A/mode $'datagram\n' || bad "cm_enable=0: $A mode changed"
+else
+	bad "no netdev with cm_enable=0: $(ls /sys/class/net)"
+fi
+ip netns del h1
+weft_sm_stop
+weft_unload || bad "unload"
+weft_check_taint || fail=1
+weft_kmemleak_check || bad "kmemleak found leaks"
+[ $fail = 0 ] && echo "ipoib_cm: PASS"
+exit $fail

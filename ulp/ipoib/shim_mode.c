@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel side of IPoIB connected mode (RFC 4755; ipoib_kapi.h): the
+ * "mode" sysfs file, MTU changes under rtnl, paged receive buffers for
+ * 64 KiB messages, and the ICMP "too big" answers for packets that a
+ * datagram-only path cannot carry.  Thin: which mode, which peer and
+ * which MTU are decided in C++ (cm.cpp, cm_data.cpp).
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/if_ether.h>
+#include <linux/llist.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <net/dst.h>
+#include <net/icmp.h>
+
+#include "ipoib_kapi.h"
+#include "shim_priv.h"
+
+#define WEFT_IPOIB_CM_FRAG_ORDER get_order(WEFT_IPOIB_CM_FRAG)
+
+static_assert(WEFT_IPOIB_CM_HEAD + WEFT_IPOIB_CM_FRAGS * WEFT_IPOIB_CM_FRAG >= 65524);
+static_assert(WEFT_IPOIB_CM_FRAGS <= MAX_SKB_FRAGS);
+
+static struct net_device *to_dev(struct weft_ipoib_netdev *nd)
+{
+	return (struct net_device *)nd;
+}
+
+/* --- the mode file ------------------------------------------------------------ */
+
+static ssize_t mode_show(struct device *d, struct device_attribute *attr, char *buf)
+{
+	struct net_device *dev = to_net_dev(d);
+
+	return sysfs_emit(buf, "%s\n", weft_ipoib_connected(weft_ipoib_dev_ctx(dev)) ? "connected" : "datagram");
+}
+
+static ssize_t mode_store(struct device *d, struct device_attribute *attr, const char *buf, size_t count)
+{
+	struct net_device *dev = to_net_dev(d);
+	bool connected;
+	int ret;
+
+	if (sysfs_streq(buf, "connected"))
+		connected = true;
+	else if (sysfs_streq(buf, "datagram"))
+		connected = false;
+	else
+		return -EINVAL;
+	/* The device's removal waits for this file's users while holding rtnl. */
+	if (!rtnl_trylock())
+		return restart_syscall();
+	ret = dev->reg_state == NETREG_REGISTERED ? weft_ipoib_set_mode(weft_ipoib_dev_ctx(dev), connected) :
+						     -ENODEV;
+	rtnl_unlock();
+	return ret ? ret : count;
+}
+
+static DEVICE_ATTR_RW(mode);
+
+int weft_ipoib_mode_attr_add(struct weft_ipoib_netdev *nd)
+{
+	return device_create_file(&to_dev(nd)->dev, &dev_attr_mode);
+}
+
+void weft_ipoib_set_mtu_rtnl(struct weft_ipoib_netdev *nd, unsigned int max_mtu, unsigned int mtu)
+{
+	struct net_device *dev = to_dev(nd);
+
+	ASSERT_RTNL();
+	dev->max_mtu = max_mtu;
+	/* Not registered yet (rtnl_link_ops newlink): nobody to notify. */
+	if (dev->reg_state != NETREG_REGISTERED)
+		dev->mtu = mtu;
+	else if (dev->mtu != mtu)
+		dev_set_mtu(dev, mtu);
+}
+
+void weft_ipoib_set_ud_mtu(struct weft_ipoib_netdev *nd, unsigned int ud_mtu, bool set)
+{
+	struct net_device *dev = to_dev(nd);
+
+	rtnl_lock();
+	if (dev->reg_state == NETREG_REGISTERED && !weft_ipoib_connected(weft_ipoib_dev_ctx(dev))) {
+		dev->max_mtu = ud_mtu;
+		if (set || dev->mtu > ud_mtu)
+			dev_set_mtu(dev, ud_mtu);
+	}
+	rtnl_unlock();
+}
+
+unsigned int weft_ipoib_mtu(struct weft_ipoib_netdev *nd)
+{
+	return READ_ONCE(to_dev(nd)->mtu);
+}
+
+/* --- receive buffers ---------------------------------------------------------- */
+
+void *weft_ipoib_cm_rx_alloc(struct weft_ipoib_netdev *nd, bool can_sleep,
+			     struct weft_ipoib_sg sg[WEFT_IPOIB_CM_SG])
+{
+	gfp_t gfp = can_sleep ? GFP_KERNEL : GFP_ATOMIC;
+	struct sk_buff *skb = __netdev_alloc_skb(to_dev(nd), WEFT_IPOIB_CM_HEAD, gfp);
+	int i;
+
+	if (!skb)
+		return NULL;
+	sg[0].addr = skb->data;
+	sg[0].len = WEFT_IPOIB_CM_HEAD;
+	for (i = 0; i < WEFT_IPOIB_CM_FRAGS; i++) {
+		struct page *page = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN, WEFT_IPOIB_CM_FRAG_ORDER);
+
+		if (!page) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		/* Empty until a message fills it: skb_release_data puts the page. */
+		skb_fill_page_desc(skb, i, page, 0, 0);
+		sg[i + 1].addr = page_address(page);
+		sg[i + 1].len = WEFT_IPOIB_CM_FRAG;
+	}
+	return skb;
+}
+
+void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint16_t proto)
+{
+	struct net_device *dev = to_dev(nd);
+	struct sk_buff *s = skb;
+	struct skb_shared_info *sh = skb_shinfo(s);
+	uint32_t rest = len - WEFT_IPOIB_CM_HEAD;
+	int i, used = 0;
+
+	skb_put(s, WEFT_IPOIB_CM_HEAD);
+	for (i = 0; i < WEFT_IPOIB_CM_FRAGS; i++) {
+		skb_frag_t *f = &sh->frags[i];
+		uint32_t n = min_t(uint32_t, rest, WEFT_IPOIB_CM_FRAG);
+
+		if (!n) {
+			put_page(skb_frag_page(f));
+			continue;
+		}
+		skb_frag_size_set(f, n);
+		s->len += n;
+		s->data_len += n;
+		s->truesize += PAGE_SIZE << WEFT_IPOIB_CM_FRAG_ORDER;
+		rest -= n;
+		used = i + 1;
+	}
+	sh->nr_frags = used;
+	/* The encapsulation header is this link's MAC header. */
+	skb_reset_mac_header(s);
+	skb_pull(s, WEFT_IPOIB_ENCAP_LEN);
+	skb_reset_network_header(s);
+	s->protocol = htons(proto);
+	s->dev = dev;
+	s->pkt_type = PACKET_HOST;
+	napi_gro_receive(weft_ipoib_dev_napi(dev), s);
+}
+
+/* --- too big for the path ----------------------------------------------------- */
+
+/*
+ * The answer is built from a work item, not from start_xmit: the ICMP
+ * error is itself sent through the stack, which must not happen with
+ * this device's transmit lock held.
+ */
+static LLIST_HEAD(too_big_list);
+
+static void too_big_work_fn(struct work_struct *w)
+{
+	struct llist_node *n = llist_del_all(&too_big_list);
+	struct sk_buff *skb, *next;
+
+	llist_for_each_entry_safe(skb, next, n, ll_node) {
+		struct net_device *dev = skb->dev;
+		unsigned int mtu = *(unsigned int *)skb->cb;
+
+		skb->ll_node.next = NULL;
+		skb_pull(skb, WEFT_IPOIB_ENCAP_LEN);
+		skb_reset_network_header(skb);
+		if (skb_dst(skb))
+			skb_dst_update_pmtu_no_confirm(skb, mtu);
+		rcu_read_lock();
+		if (skb->protocol == htons(ETH_P_IP))
+			icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, htonl(mtu));
+		else if (skb->protocol == htons(ETH_P_IPV6))
+			icmpv6_ndo_send(skb, ICMPV6_PKT_TOOBIG, 0, mtu);
+		rcu_read_unlock();
+		kfree_skb(skb);
+		dev_put(dev);
+	}
+}
+
+static DECLARE_WORK(too_big_work, too_big_work_fn);
+
+void weft_ipoib_too_big(struct weft_ipoib_netdev *nd, void *skb, unsigned int mtu)
+{
+	struct sk_buff *s = skb;
+
+	s->dev = to_dev(nd);
+	/* Held until the work ran: unregistering waits for it. */
+	dev_hold(s->dev);
+	*(unsigned int *)s->cb = mtu;
+	if (llist_add(&s->ll_node, &too_big_list))
+		schedule_work(&too_big_work);
+}
+
+void weft_ipoib_shim_mode_exit(void)
+{
+	flush_work(&too_big_work);
+}
