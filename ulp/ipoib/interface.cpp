@@ -123,6 +123,14 @@ void Interface::destroy()
 	resolve_work_.cancel_sync();
 	/* Closes it if up: no xmit, no poll after this. */
 	weft_ipoib_netdev_unregister(nd_);
+	release_all();
+	weft_ipoib_netdev_free(nd_);
+	delete this;
+}
+
+/* Teardown once nothing runs: every entry released (detach, AH, leave), then the verbs objects. */
+void Interface::release_all()
+{
 	DestList all;
 	{
 		SpinGuardBh g(lock_);
@@ -132,8 +140,6 @@ void Interface::destroy()
 		release(*d);
 	teardown_verbs();
 	log.info("%s: gone", weft_ipoib_name(nd_));
-	weft_ipoib_netdev_free(nd_);
-	delete this;
 }
 
 int Interface::open()

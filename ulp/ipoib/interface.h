@@ -82,6 +82,7 @@ private:
 	~Interface();
 	Result<void> setup_verbs();
 	void teardown_verbs();
+	void release_all();
 
 	/* partition.cpp: the P_Key index (sync_work) and a carrier frozen once dying. */
 	Result<uint16_t> lookup_pkey_index() const;

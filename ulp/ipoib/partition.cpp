@@ -113,15 +113,7 @@ void Interface::release_unlinked()
 {
 	sync_work_.cancel_sync();
 	resolve_work_.cancel_sync();
-	DestList all;
-	{
-		SpinGuardBh g(lock_);
-		dests_.take_all(all);
-	}
-	while (Dest *d = all.pop_front())
-		release(*d);
-	teardown_verbs();
-	log.info("%s: gone", weft_ipoib_name(nd_));
+	release_all();
 	/* The netdev is freed by its destructor's caller. */
 	delete this;
 }
