@@ -249,7 +249,7 @@ f2=$!
 sleep 3
 timeout 90 rmmod weft_ipoib || bad "rmmod weft_ipoib with children under traffic"
 for h in - h1 h2; do
-	left=$(on $h ls $net | grep -v '^lo$')
+	left=$(on $h ls $net | grep '^ib')
 	[ -z "$left" ] || bad "left after rmmod in ${h/-/root}: $left"
 done
 kill $f1 $f2 2>/dev/null
@@ -275,4 +275,5 @@ weft_sm_stop
 weft_unload || bad "unload"
 weft_check_taint || fail=1
 weft_kmemleak_check || bad "kmemleak found leaks"
+echo "ipoib_pkey: done in $SECONDS s"
 exit $fail
