@@ -80,8 +80,12 @@ Hca *hca_of(Interface &i)
 	return static_cast<Hca *>(i.owner);
 }
 
-/* Phase one of a child's teardown (rtnl held); the netdev's destructor does the rest. */
-bool unlink_child(Hca &h, Hca::Ifcs &l, Interface &c, void *head)
+/*
+ * Phase one of a child's teardown (rtnl and the Hca's mutex held): off the
+ * list, no new work.  The caller then unregisters the netdev (without the
+ * mutex: rtnl keeps the child alive), whose destructor does the rest.
+ */
+bool take_child(Hca &h, Hca::Ifcs &l, Interface &c)
 {
 	if (!c.is_child() || !c.listed)
 		return false;
@@ -89,7 +93,6 @@ bool unlink_child(Hca &h, Hca::Ifcs &l, Interface &c, void *head)
 	c.listed = false;
 	__atomic_store_n(&h.releasing, h.releasing + 1, __ATOMIC_RELEASE);
 	c.unlink();
-	weft_ipoib_child_netdev_unlink(c.netdev(), head);
 	return true;
 }
 
@@ -221,11 +224,19 @@ int weft_ipoib_child_del(void *parent_ctx, long value)
 		return -err::EINVAL;
 	const uint16_t pkey = static_cast<uint16_t>(value | pkey_full_bit);
 	Hca &h = *hca_of(parent);
-	auto l = h.ifcs.lock();
-	for (Interface &i : l->list)
-		if (i.legacy() && i.pkey() == pkey && i.port() == parent.port())
-			return unlink_child(h, *l, i, nullptr) ? 0 : -err::ENODEV;
-	return -err::ENODEV;
+	Interface *c = nullptr;
+	{
+		auto l = h.ifcs.lock();
+		for (Interface &i : l->list)
+			if (i.legacy() && i.pkey() == pkey && i.port() == parent.port()) {
+				c = &i;
+				break;
+			}
+		if (!c || !take_child(h, *l, *c))
+			return -err::ENODEV;
+	}
+	weft_ipoib_child_netdev_unlink(c->netdev(), nullptr);
+	return 0;
 }
 
 bool weft_ipoib_child_unlink(void *ctx, void *head)
@@ -234,8 +245,10 @@ bool weft_ipoib_child_unlink(void *ctx, void *head)
 	if (!c.is_child())
 		return false; /* a port's own interface goes with its port, as in Linux */
 	Hca &h = *hca_of(c);
-	auto l = h.ifcs.lock();
-	return unlink_child(h, *l, c, head);
+	if (!take_child(h, *h.ifcs.lock(), c))
+		return false;
+	weft_ipoib_child_netdev_unlink(c.netdev(), head);
+	return true;
 }
 
 void weft_ipoib_child_released(void *ctx)
