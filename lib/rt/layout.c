@@ -71,4 +71,5 @@ void weft_layout(void)
 	ERRNO(ERESTARTSYS);
 	ERRNO(ENOTTY);
 	ERRNO(EPIPE);
+	ERRNO(ENOTUNIQ);
 }

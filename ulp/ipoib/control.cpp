@@ -92,6 +92,12 @@ void Interface::sync()
 		flush();
 	if (!want)
 		return;
+	if (!pkey_ready()) {
+		/* Carrier off until the SM puts the P_Key in the table (its event brings us back). */
+		if (bcast_joined_)
+			flush();
+		return;
+	}
 	__atomic_store_n(&lid_, a.lid, __ATOMIC_RELEASE);
 	if (!bcast_joined_) {
 		auto r = join_broadcast();
@@ -103,7 +109,7 @@ void Interface::sync()
 			return;
 		}
 		bcast_joined_ = true;
-		weft_ipoib_carrier(nd_, true);
+		carrier(true);
 	}
 	sync_members();
 	resolve_work_.queue();
@@ -112,7 +118,7 @@ void Interface::sync()
 /* Carrier off and every destination forgotten (their AHs, joins, waiting packets). */
 void Interface::flush()
 {
-	weft_ipoib_carrier(nd_, false);
+	carrier(false);
 	bcast_joined_ = false;
 	DestList all;
 	{

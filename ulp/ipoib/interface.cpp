@@ -23,25 +23,6 @@ Interface::Interface(verbs::Device &dev, uint8_t port, uint16_t pkey, const Para
 
 Interface::~Interface() = default;
 
-/* The P_Key table index of @pkey, preferring full membership (IBA 10.9.1). */
-static Result<uint16_t> find_pkey(verbs::Device &dev, uint8_t port, uint16_t pkey)
-{
-	verbs::PortAttr a;
-	WEFT_TRY(dev.query_port(port, a));
-	int partial = -1;
-	for (uint16_t i = 0; i < a.pkey_tbl_len; i++) {
-		auto k = dev.query_pkey(port, i);
-		if (!k || (*k & 0x7fff) != (pkey & 0x7fff))
-			continue;
-		if (*k & 0x8000)
-			return i;
-		partial = i;
-	}
-	if (partial >= 0)
-		return static_cast<uint16_t>(partial);
-	return Error(err::ENOENT);
-}
-
 Result<void> Interface::setup_verbs()
 {
 	ctx_ = WEFT_TRY(verbs::Context::open(dev_, "weft_ipoib"));
@@ -106,13 +87,21 @@ void Interface::start_cm(HwAddr &addr)
 	cmp::set_flag(addr);
 }
 
-Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p)
+Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p,
+				     weft_ipoib_child_spec *child)
 {
 	auto *ifc = new (Gfp::Sleep) Interface(dev, port, pkey, p);
 	if (!ifc)
 		return Error(err::ENOMEM);
+	if (child) {
+		ifc->child_ = true;
+		ifc->legacy_ = child->legacy;
+		ifc->parent_nd_ = child->parent;
+	}
 	auto r = [&]() -> Result<void> {
-		ifc->pkey_index_ = WEFT_TRY(find_pkey(dev, port, pkey));
+		/* Looked up again before every join (partition.cpp): the SM may not have set it yet. */
+		auto idx = ifc->lookup_pkey_index();
+		ifc->pkey_index_ = idx ? *idx : 0;
 		WEFT_TRY(ifc->setup_verbs());
 		auto gid = WEFT_TRY(dev.query_gid(port, 0));
 		HwAddr addr = HwAddr::make(ifc->qp_->qpn, gid);
@@ -124,9 +113,12 @@ Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t
 		const uint32_t mtu = ud_mtu(min_mtu_code(static_cast<uint8_t>(iba::Mtu::M2048),
 							  static_cast<uint8_t>(a.max_mtu)));
 		int e = 0;
-		ifc->nd_ = weft_ipoib_netdev_create(ifc, port, reinterpret_cast<const uint8_t *>(&addr),
-						    reinterpret_cast<const uint8_t *>(&bcast), mtu,
-						    p.send_queue_size * 2, &e);
+		const uint8_t *ha = reinterpret_cast<const uint8_t *>(&addr);
+		const uint8_t *hb = reinterpret_cast<const uint8_t *>(&bcast);
+		if (child)
+			ifc->nd_ = weft_ipoib_child_netdev_create(ifc, child, port, ha, hb, mtu, p.send_queue_size * 2, &e);
+		else
+			ifc->nd_ = weft_ipoib_netdev_create(ifc, port, ha, hb, mtu, p.send_queue_size * 2, &e);
 		if (!ifc->nd_)
 			return Error(-e);
 		/* There without connected mode too: it then refuses "connected", as in-tree. */
@@ -141,8 +133,8 @@ Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t
 		delete ifc;
 		return r.error();
 	}
-	log.info("%s: %s port %u P_Key 0x%04x, datagram mode%s", weft_ipoib_name(ifc->nd_), dev.name(), port,
-		 pkey, ifc->cm_ ? ", connected mode offered" : "");
+	log.info("%s: %s port %u P_Key 0x%04x%s, datagram mode%s", weft_ipoib_name(ifc->nd_), dev.name(), port,
+		 pkey, child ? " (a child)" : "", ifc->cm_ ? ", connected mode offered" : "");
 	return ifc;
 }
 
@@ -155,6 +147,14 @@ void Interface::destroy()
 	resolve_work_.cancel_sync();
 	/* Closes it if up: no xmit, no poll after this. */
 	weft_ipoib_netdev_unregister(nd_);
+	release_all();
+	weft_ipoib_netdev_free(nd_);
+	delete this;
+}
+
+/* Teardown once nothing runs: every entry released (detach, AH, leave), then the verbs objects. */
+void Interface::release_all()
+{
 	if (cm_)
 		cm_->destroy();
 	cm_ = nullptr;
@@ -167,8 +167,6 @@ void Interface::destroy()
 		release(*d);
 	teardown_verbs();
 	log.info("%s: gone", weft_ipoib_name(nd_));
-	weft_ipoib_netdev_free(nd_);
-	delete this;
 }
 
 int Interface::open()

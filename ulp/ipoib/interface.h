@@ -30,6 +30,7 @@
 
 #include "addr.h"
 #include "dest.h"
+#include "child_kapi.h"
 #include "ipoib_kapi.h"
 
 namespace weft::ipoib {
@@ -43,7 +44,9 @@ struct Params {
 
 class Interface {
 public:
-	static Result<Interface *> create(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p);
+	/* @child: a P_Key child's netdev (child_kapi.h, rtnl held); none for a port's own interface. */
+	static Result<Interface *> create(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p,
+					  weft_ipoib_child_spec *child = nullptr);
 	/* Two-phase teardown, then delete. */
 	void destroy();
 
@@ -70,6 +73,19 @@ public:
 
 	ListNode node;
 
+	/* P_Key children and partitions (partition.cpp; the list is client.cpp's). */
+	uint16_t pkey() const { return pkey_; }
+	bool is_child() const { return child_; }
+	bool legacy() const { return legacy_; }
+	weft_ipoib_netdev *netdev() const { return nd_; }
+	void info(weft_ipoib_info &out) const;
+	void set_umcast(bool on);
+	/* Teardown by unregistration under rtnl: unlink() first, then release_unlinked() without it. */
+	void unlink();
+	void release_unlinked();
+	void *owner = nullptr; /* client.cpp's Hca */
+	bool listed = false;   /* on the Hca's list (under its mutex) */
+
 private:
 	friend class Cm;
 	Interface(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p);
@@ -77,6 +93,12 @@ private:
 	Result<void> setup_verbs();
 	void start_cm(HwAddr &addr);
 	void teardown_verbs();
+	void release_all();
+
+	/* partition.cpp: the P_Key index (sync_work) and a carrier frozen once dying. */
+	Result<uint16_t> lookup_pkey_index() const;
+	bool pkey_ready();
+	void carrier(bool on);
 
 	/* control.cpp: the slow path. */
 	static void sync_work(DelayedWork &w);
@@ -108,6 +130,11 @@ private:
 	const uint16_t pkey_;
 	uint16_t pkey_index_ = 0;
 	const Params params_;
+	bool child_ = false;
+	bool legacy_ = false;	    /* made by create_child */
+	bool umcast_ = false;	    /* IFLA_IPOIB_UMCAST: stored, shown (no user-space joins here) */
+	bool pkey_missing_ = false; /* sync_work only */
+	weft_ipoib_netdev *parent_nd_ = nullptr;
 
 	verbs::Context *ctx_ = nullptr;
 	verbs::Pd *pd_ = nullptr;

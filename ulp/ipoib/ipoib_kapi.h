@@ -131,6 +131,12 @@ void weft_ipoib_rx_mode(void *ctx);
 void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out);
 /* ethtool (rtnl held, process context). */
 void weft_ipoib_link_info(void *ctx, struct weft_ipoib_link *out);
+/*
+ * The transport (rtnl held, process context): connected mode (RFC 4755)
+ * or datagram; 0 or a negative errno.
+ */
+int weft_ipoib_set_mode(void *ctx, bool connected);
+bool weft_ipoib_connected(void *ctx);
 
 /* --- connected mode (RFC 4755; shim_mode.c) ---------------------------------- */
 

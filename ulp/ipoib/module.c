@@ -10,6 +10,7 @@
 
 #include "ipoib_kapi.h"
 #include "ipoib_module.h"
+#include "shim_priv.h"
 
 static unsigned int send_queue_size = 128;
 module_param(send_queue_size, uint, 0444);
@@ -38,15 +39,26 @@ static bool ring_size_ok(unsigned int n)
 
 static int __init weft_ipoib_init(void)
 {
+	int ret;
+
 	if (!ring_size_ok(send_queue_size) || !ring_size_ok(recv_queue_size) ||
 	    weft_ipoib_cm_srq_size < 2 || weft_ipoib_cm_srq_size > 4096 || !weft_ipoib_cm_max_conns ||
 	    weft_ipoib_cm_max_conns > 1024)
 		return -EINVAL;
-	return weft_ipoib_client_register(send_queue_size, recv_queue_size);
+	ret = weft_ipoib_client_register(send_queue_size, recv_queue_size);
+	if (ret)
+		return ret;
+	/* "ipoib" link ops for P_Key children (fails if Linux's ib_ipoib has the kind). */
+	ret = weft_ipoib_link_register();
+	if (ret)
+		weft_ipoib_client_unregister();
+	return ret;
 }
 
 static void __exit weft_ipoib_exit(void)
 {
+	/* Children first (dellink), then the ports' own interfaces. */
+	weft_ipoib_link_unregister();
 	weft_ipoib_client_unregister();
 	weft_ipoib_shim_mode_exit();
 }

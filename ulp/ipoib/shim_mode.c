@@ -36,7 +36,7 @@ static ssize_t mode_show(struct device *d, struct device_attribute *attr, char *
 {
 	struct net_device *dev = to_net_dev(d);
 
-	return sysfs_emit(buf, "%s\n", weft_ipoib_connected(weft_ipoib_dev_ctx(dev)) ? "connected" : "datagram");
+	return sysfs_emit(buf, "%s\n", weft_ipoib_connected(weft_ipoib_ctx_of(dev)) ? "connected" : "datagram");
 }
 
 static ssize_t mode_store(struct device *d, struct device_attribute *attr, const char *buf, size_t count)
@@ -54,7 +54,7 @@ static ssize_t mode_store(struct device *d, struct device_attribute *attr, const
 	/* The device's removal waits for this file's users while holding rtnl. */
 	if (!rtnl_trylock())
 		return restart_syscall();
-	ret = dev->reg_state == NETREG_REGISTERED ? weft_ipoib_set_mode(weft_ipoib_dev_ctx(dev), connected) :
+	ret = dev->reg_state == NETREG_REGISTERED ? weft_ipoib_set_mode(weft_ipoib_ctx_of(dev), connected) :
 						     -ENODEV;
 	rtnl_unlock();
 	return ret ? ret : count;
@@ -85,7 +85,7 @@ void weft_ipoib_set_ud_mtu(struct weft_ipoib_netdev *nd, unsigned int ud_mtu, bo
 	struct net_device *dev = to_dev(nd);
 
 	rtnl_lock();
-	if (dev->reg_state == NETREG_REGISTERED && !weft_ipoib_connected(weft_ipoib_dev_ctx(dev))) {
+	if (dev->reg_state == NETREG_REGISTERED && !weft_ipoib_connected(weft_ipoib_ctx_of(dev))) {
 		dev->max_mtu = ud_mtu;
 		if (set || dev->mtu > ud_mtu)
 			dev_set_mtu(dev, ud_mtu);
@@ -158,7 +158,7 @@ void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t 
 	s->protocol = htons(proto);
 	s->dev = dev;
 	s->pkt_type = PACKET_HOST;
-	napi_gro_receive(weft_ipoib_dev_napi(dev), s);
+	napi_gro_receive(weft_ipoib_napi_of(dev), s);
 }
 
 /* --- too big for the path ----------------------------------------------------- */

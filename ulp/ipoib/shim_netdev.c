@@ -24,11 +24,6 @@
 
 static_assert(WEFT_IPOIB_ALEN == INFINIBAND_ALEN);
 
-struct weft_ipoib_priv {
-	void *ctx;
-	struct napi_struct napi;
-};
-
 static struct weft_ipoib_priv *priv_of(const struct net_device *dev)
 {
 	return netdev_priv(dev);
@@ -248,7 +243,12 @@ bool weft_ipoib_napi_complete(struct weft_ipoib_netdev *nd, int done)
 
 /* --- life cycle -------------------------------------------------------------- */
 
-static void weft_ipoib_setup(struct net_device *dev)
+bool weft_ipoib_netdev_is_ours(const struct net_device *dev)
+{
+	return dev->netdev_ops == &weft_ipoib_netdev_ops;
+}
+
+void weft_ipoib_setup(struct net_device *dev)
 {
 	dev->netdev_ops = &weft_ipoib_netdev_ops;
 	dev->header_ops = &weft_ipoib_header_ops;
@@ -266,6 +266,25 @@ static void weft_ipoib_setup(struct net_device *dev)
 	netif_keep_dst(dev);
 }
 
+void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, const uint8_t *addr,
+			       const uint8_t *bcast, unsigned int mtu, unsigned int tx_queue_len)
+{
+	struct weft_ipoib_priv *p = priv_of(dev);
+
+	p->ctx = ctx;
+	netif_napi_add(dev, &p->napi, weft_ipoib_napi_poll);
+	dev->dev_port = port - 1;
+	dev->dev_id = port - 1;
+	dev->max_mtu = mtu;
+	dev->mtu = mtu;
+	dev->tx_queue_len = tx_queue_len;
+	/* alloc_netdev made it queueless, seeing no queue length in setup: it has one. */
+	dev->priv_flags &= ~IFF_NO_QUEUE;
+	dev_addr_set(dev, addr);
+	memcpy(dev->broadcast, bcast, INFINIBAND_ALEN);
+	netif_carrier_off(dev);
+}
+
 struct weft_ipoib_netdev *weft_ipoib_netdev_create(void *ctx, uint8_t port, const uint8_t *addr,
 						   const uint8_t *bcast, unsigned int mtu,
 						   unsigned int tx_queue_len, int *err)
@@ -280,18 +299,10 @@ struct weft_ipoib_netdev *weft_ipoib_netdev_create(void *ctx, uint8_t port, cons
 		return NULL;
 	}
 	p = priv_of(dev);
-	p->ctx = ctx;
-	netif_napi_add(dev, &p->napi, weft_ipoib_napi_poll);
-	dev->dev_port = port - 1;
-	dev->dev_id = port - 1;
-	dev->max_mtu = mtu;
-	dev->mtu = mtu;
-	dev->tx_queue_len = tx_queue_len;
-	/* alloc_netdev made it queueless, seeing no queue length in setup: it has one. */
-	dev->priv_flags &= ~IFF_NO_QUEUE;
-	dev_addr_set(dev, addr);
-	memcpy(dev->broadcast, bcast, INFINIBAND_ALEN);
-	netif_carrier_off(dev);
+	weft_ipoib_netdev_prepare(dev, ctx, port, addr, bcast, mtu, tx_queue_len);
+	/* Children hang off it (shim_link.c, shim_sysfs.c). */
+	dev->rtnl_link_ops = &weft_ipoib_link_ops;
+	dev->sysfs_groups[0] = &weft_ipoib_port_attrs;
 	ret = register_netdev(dev);
 	if (ret) {
 		netif_napi_del(&p->napi);
@@ -432,14 +443,3 @@ void weft_ipoib_mc_list(struct weft_ipoib_netdev *nd, void (*fn)(void *arg, cons
 	netif_addr_unlock_bh(dev);
 }
 
-/* --- for shim_mode.c (shim_priv.h) -------------------------------------------- */
-
-void *weft_ipoib_dev_ctx(struct net_device *dev)
-{
-	return priv_of(dev)->ctx;
-}
-
-struct napi_struct *weft_ipoib_dev_napi(struct net_device *dev)
-{
-	return &priv_of(dev)->napi;
-}

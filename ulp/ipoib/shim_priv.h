@@ -1,12 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Between weft_ipoib's C shims (shim_netdev.c, shim_mode.c): kernel types allowed. */
+/*
+ * Between weft_ipoib's kernel-side files (shim_netdev.c, shim_link.c,
+ * shim_sysfs.c, shim_mode.c): the netdev's private area and what they
+ * share.  C only.
+ */
 #ifndef WEFT_IPOIB_SHIM_PRIV_H
 #define WEFT_IPOIB_SHIM_PRIV_H
 
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/rtnetlink.h>
 
-/* The C++ context and the NAPI context of one of our netdevs. */
-void *weft_ipoib_dev_ctx(struct net_device *dev);
-struct napi_struct *weft_ipoib_dev_napi(struct net_device *dev);
+struct weft_ipoib_priv {
+	void *ctx;
+	struct napi_struct napi;
+};
+
+static inline void *weft_ipoib_ctx_of(const struct net_device *dev)
+{
+	return ((struct weft_ipoib_priv *)netdev_priv(dev))->ctx;
+}
+
+static inline struct napi_struct *weft_ipoib_napi_of(struct net_device *dev)
+{
+	return &((struct weft_ipoib_priv *)netdev_priv(dev))->napi;
+}
+
+/* shim_netdev.c */
+void weft_ipoib_setup(struct net_device *dev);
+/* Everything weft_ipoib_netdev_create does between allocation and registration. */
+void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, const uint8_t *addr,
+			       const uint8_t *bcast, unsigned int mtu, unsigned int tx_queue_len);
+bool weft_ipoib_netdev_is_ours(const struct net_device *dev);
+
+/* shim_link.c */
+extern struct rtnl_link_ops weft_ipoib_link_ops;
+int weft_ipoib_link_register(void);
+void weft_ipoib_link_unregister(void);
+
+/* shim_sysfs.c: a port interface's files, and a child's. */
+extern const struct attribute_group weft_ipoib_port_attrs, weft_ipoib_child_attrs;
 
 #endif
