@@ -39,9 +39,10 @@ weft_on h1 ip link add link "$B" name "$B.c2" type ipoib pkey 0x8002 || bad "ip 
 weft_on h1 ip addr add 10.79.2.2/24 dev "$B.c2"
 weft_on h1 ip link set "$B.c2" up
 weft_on h1 timeout 20 ping -f -I "$B.c2" 10.79.2.1 >/dev/null 2>&1 &
+flood=$!
 sleep 2
 weft_on h1 ip link del "$B.c2" || bad "ip link del of the child"
-wait
+wait $flood # not a bare wait: OpenSM is a child of this shell too
 
 # Connected mode (RFC 4755) on both ends.
 weft_on h0 sh -c "echo connected >/sys/class/net/$A/mode" || bad "mode connected ($A)"
