@@ -168,16 +168,6 @@ v() { sed -n "s/^ *$1: //p" <<<"$stats"; }
 [ "$(v rx_multicast)" -gt 0 ] || bad "ethtool -S $A: rx_multicast $(v rx_multicast)"
 [ "$(v tx_multicast)" -gt 0 ] || bad "ethtool -S $A: tx_multicast $(v tx_multicast)"
 [ "$(v tx_packets)" -gt 1000 ] || bad "ethtool -S $A: tx_packets $(v tx_packets)"
-# Scatter/gather: TCP's paged skbs went out as gather lists, not copied flat;
-# with it switched off none does.
-ethtool -k "$A" | grep -qx "scatter-gather: on" || bad "ethtool -k $A: scatter-gather not on"
-[ "$(v tx_gathered)" -gt 0 ] || bad "ethtool -S $A: tx_gathered $(v tx_gathered)"
-ethtool -K "$A" sg off || bad "ethtool -K $A sg off"
-before=$(v tx_gathered)
-iperf - h1 $ip4b -t 3 || bad "iperf3 TCP with scatter/gather off"
-stats=$(ethtool -S "$A")
-[ "$(v tx_gathered)" = "$before" ] || bad "tx_gathered grew with scatter/gather off"
-ethtool -K "$A" sg on || bad "ethtool -K $A sg on"
 ip -s link show "$A"
 
 # Administratively down and up again: carrier follows, the groups are joined

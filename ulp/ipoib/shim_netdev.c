@@ -87,7 +87,8 @@ static netdev_tx_t weft_ipoib_ndo_xmit(struct sk_buff *skb, struct net_device *d
 {
 	u8 daddr[WEFT_IPOIB_PSEUDO_LEN];
 
-	if (skb->len < WEFT_IPOIB_HARD_LEN || skb_linearize(skb)) {
+	/* The pseudo-header and encapsulation header in the linear part; the rest may be paged (SG). */
+	if (skb->len < WEFT_IPOIB_HARD_LEN || !pskb_may_pull(skb, WEFT_IPOIB_HARD_LEN)) {
 		dev->stats.tx_dropped++;
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;
@@ -259,8 +260,10 @@ void weft_ipoib_setup(struct net_device *dev)
 	dev->flags |= IFF_BROADCAST | IFF_MULTICAST;
 	dev->flags &= ~IFF_NOARP;
 	/*
-	 * Scatter/gather only: the HCA gathers a packet's pieces itself (no
-	 * linear copy of TCP's paged skbs); checksums stay the stack's.
+	 * Scatter/gather only: the HCA gathers a packet's pieces itself, so
+	 * TCP's paged skbs that fit the MTU (connected mode) are not copied
+	 * flat first.  Checksums stay the stack's, so GSO segments (datagram
+	 * mode) are still built flat by skb_segment while it checksums them.
 	 */
 	dev->features = NETIF_F_VLAN_CHALLENGED | NETIF_F_SG;
 	dev->hw_features = NETIF_F_SG;
