@@ -120,6 +120,15 @@ iperf h1 - $ip4a -t 8 || bad "iperf3 TCP h1 -> root"
 iperf - h1 $ip4b -t 5 -u -b 200M || bad "iperf3 UDP root -> h1"
 iperf h1 - $ip4a -t 5 -u -b 200M -l 30000 || bad "iperf3 UDP h1 -> root (30000-byte datagrams)"
 ethtool -S "$A" | grep -E 'cm_|tx_|rx_'
+# Scatter/gather: TCP's paged 64 KiB skbs went out as gather lists, not
+# copied flat first; with it switched off none does.
+ethtool -k "$A" | grep -qx "scatter-gather: on" || bad "ethtool -k $A: scatter-gather not on"
+[ "$(stat - "$A" tx_gathered)" -gt 0 ] || bad "ethtool -S $A: tx_gathered $(stat - "$A" tx_gathered)"
+ethtool -K "$A" sg off || bad "ethtool -K $A sg off"
+before=$(stat - "$A" tx_gathered)
+iperf - h1 $ip4b -t 3 || bad "iperf3 TCP with scatter/gather off"
+[ "$(stat - "$A" tx_gathered)" = "$before" ] || bad "tx_gathered grew with scatter/gather off"
+ethtool -K "$A" sg on || bad "ethtool -K $A sg on"
 
 # 4. Mode switches while a TCP stream runs.
 weft_on h1 iperf3 -s -1 -D -p 5203 >/dev/null 2>&1

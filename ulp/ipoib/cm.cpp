@@ -108,7 +108,7 @@ Result<verbs::Qp *> Cm::rc_qp(verbs::EventHandler *events, uint32_t send_wr)
 	init.recv_cq = cq_;
 	init.srq = srq_;
 	init.cap.max_send_wr = send_wr;
-	init.cap.max_send_sge = 1;
+	init.cap.max_send_sge = Interface::tx_sge;
 	init.sq_sig_all = true;
 	init.port = ifc_.port_;
 	init.events = events;

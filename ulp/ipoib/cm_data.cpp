@@ -90,15 +90,21 @@ bool Cm::post_locked(TxConn &c, void *skb)
 		return false;
 	}
 	uint32_t len;
-	uint8_t *data = weft_ipoib_skb_data(skb, &len);
+	(void)weft_ipoib_skb_data(skb, &len);
+	verbs::Sge sge[Interface::tx_sge];
+	const uint32_t nsge = ifc_.gather(skb, sge);
+	if (!nsge) {
+		ifc_.count(ifc_.stats_.tx_dropped);
+		weft_ipoib_skb_free(skb, false);
+		return true;
+	}
 	const uint32_t idx = c.head % size;
 	c.ring[idx] = TxSlot{skb, len};
-	verbs::Sge sge{reinterpret_cast<uint64_t>(data), len, ifc_.mr_->lkey};
 	verbs::SendWr wr;
 	wr.wr_id = (static_cast<uint64_t>(c.gen) << 32) | (c.slot << 16) | idx;
 	wr.opcode = verbs::WrOpcode::Send;
 	wr.send_flags = verbs::send_flag::signaled;
-	wr.sg = Span<const verbs::Sge>(&sge, 1);
+	wr.sg = Span<const verbs::Sge>(sge, nsge);
 	if (!c.qp->post_send(wr)) {
 		c.ring[idx] = TxSlot{};
 		ifc_.count(ifc_.stats_.tx_errors);

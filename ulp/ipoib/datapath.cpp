@@ -85,14 +85,29 @@ int Interface::xmit_ud(void *skb, const HwAddr &dst)
 	return 0;
 }
 
+uint32_t Interface::gather(void *skb, verbs::Sge (&out)[tx_sge])
+{
+	weft_ipoib_sg segs[tx_sge];
+	const int n = weft_ipoib_skb_gather(skb, segs, tx_sge);
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		out[i] = verbs::Sge{reinterpret_cast<uint64_t>(segs[i].addr), segs[i].len, mr_->lkey};
+	if (n > 1)
+		count(stats_.tx_gathered);
+	return static_cast<uint32_t>(n);
+}
+
 /* Under the transmit lock; takes over @skb and the reference on @ah. */
 void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 {
 	const uint32_t size = static_cast<uint32_t>(tx_.size());
 	const uint32_t head = tx_head_;
 	uint32_t len;
-	uint8_t *data = weft_ipoib_skb_data(skb, &len);
-	if (head - load(tx_tail_) >= size) {
+	(void)weft_ipoib_skb_data(skb, &len);
+	verbs::Sge sge[tx_sge];
+	const uint32_t nsge = gather(skb, sge);
+	if (head - load(tx_tail_) >= size || !nsge) {
 		count(stats_.tx_dropped);
 		ah->put();
 		weft_ipoib_skb_free(skb, false);
@@ -100,12 +115,11 @@ void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 	}
 	tx_[head % size] = TxSlot{skb, ah, len};
 	__atomic_store_n(&tx_head_, head + 1, __ATOMIC_RELEASE);
-	verbs::Sge sge{reinterpret_cast<uint64_t>(data), len, mr_->lkey};
 	verbs::SendWr wr;
 	wr.wr_id = head % size;
 	wr.opcode = verbs::WrOpcode::Send;
 	wr.send_flags = verbs::send_flag::signaled;
-	wr.sg = Span<const verbs::Sge>(&sge, 1);
+	wr.sg = Span<const verbs::Sge>(sge, nsge);
 	wr.ud.ah = ah;
 	wr.ud.remote_qpn = qpn;
 	wr.ud.remote_qkey = load(qkey_);

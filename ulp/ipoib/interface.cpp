@@ -38,7 +38,7 @@ Result<void> Interface::setup_verbs()
 	init.recv_cq = cq_;
 	init.cap.max_send_wr = params_.send_queue_size;
 	init.cap.max_recv_wr = params_.recv_queue_size;
-	init.cap.max_send_sge = 1;
+	init.cap.max_send_sge = tx_sge;
 	init.cap.max_recv_sge = 1;
 	init.sq_sig_all = true;
 	init.port = port_;

@@ -118,6 +118,9 @@ private:
 	/* datapath.cpp: the fast path. */
 	static void cq_event(verbs::Cq &cq, void *arg);
 	void post(void *skb, verbs::Ah *ah, uint32_t qpn);
+	/* The send SGEs of @skb (NETIF_F_SG): how many, 0 if it could not be made linear. */
+	static constexpr uint32_t tx_sge = 8;
+	uint32_t gather(void *skb, verbs::Sge (&out)[tx_sge]);
 	Result<void> post_recv(uint32_t idx, bool can_sleep);
 	void handle_rx(const verbs::Wc &wc);
 	void handle_tx(const verbs::Wc &wc);

@@ -44,6 +44,7 @@ struct weft_ipoib_stats {
 	uint64_t cm_failures;		     /* ours refused, unanswered or broken */
 	uint64_t cm_tx_packets, cm_rx_packets;
 	uint64_t cm_too_big; /* dropped with ICMP: too big for a datagram-only path */
+	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */
 };
 
 struct weft_ipoib_link {
@@ -92,8 +93,20 @@ void weft_ipoib_stop_queue(struct weft_ipoib_netdev *nd);
 void weft_ipoib_wake_queue(struct weft_ipoib_netdev *nd);
 bool weft_ipoib_queue_stopped(struct weft_ipoib_netdev *nd);
 
-/* Socket buffers: data and length (linear buffers only). */
+/* Socket buffers: the linear part and the whole length. */
 uint8_t *weft_ipoib_skb_data(void *skb, uint32_t *len);
+
+/* A piece of a packet in kernel memory: a send's gather list, a receive buffer's pages. */
+struct weft_ipoib_sg {
+	uint8_t *addr;
+	uint32_t len;
+};
+/*
+ * A packet to send as at most @max pieces (the linear part, then the page
+ * fragments: NETIF_F_SG); one with more is made linear first (GFP_ATOMIC).
+ * The number of pieces, or -ENOMEM.  Any context.
+ */
+int weft_ipoib_skb_gather(void *skb, struct weft_ipoib_sg *segs, int max);
 /* Free: @consumed for sent packets, else counted by the kernel as a drop. */
 void weft_ipoib_skb_free(void *skb, bool consumed);
 /* A receive buffer of @size bytes (GFP_ATOMIC when !@can_sleep); NULL if none. */
@@ -149,11 +162,6 @@ bool weft_ipoib_connected(void *ctx);
 #define WEFT_IPOIB_CM_FRAG 16384
 #define WEFT_IPOIB_CM_FRAGS 4
 #define WEFT_IPOIB_CM_SG (1 + WEFT_IPOIB_CM_FRAGS)
-
-struct weft_ipoib_sg {
-	uint8_t *addr;
-	uint32_t len;
-};
 
 /* The "mode" sysfs file (after register; removed with the device). */
 int weft_ipoib_mode_attr_add(struct weft_ipoib_netdev *nd);

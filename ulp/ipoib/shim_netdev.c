@@ -87,7 +87,8 @@ static netdev_tx_t weft_ipoib_ndo_xmit(struct sk_buff *skb, struct net_device *d
 {
 	u8 daddr[WEFT_IPOIB_PSEUDO_LEN];
 
-	if (skb->len < WEFT_IPOIB_HARD_LEN || skb_linearize(skb)) {
+	/* The pseudo-header and encapsulation header in the linear part; the rest may be paged (SG). */
+	if (skb->len < WEFT_IPOIB_HARD_LEN || !pskb_may_pull(skb, WEFT_IPOIB_HARD_LEN)) {
 		dev->stats.tx_dropped++;
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;
@@ -171,7 +172,7 @@ static const struct {
 	WEFT_IPOIB_STAT(path_failures), WEFT_IPOIB_STAT(mcast_joins), WEFT_IPOIB_STAT(mcast_failures),
 	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
 	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
-	WEFT_IPOIB_STAT(cm_too_big),
+	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered),
 };
 static_assert(ARRAY_SIZE(weft_ipoib_stat_names) * sizeof(u64) == sizeof(struct weft_ipoib_stats));
 
@@ -258,9 +259,14 @@ void weft_ipoib_setup(struct net_device *dev)
 	dev->hard_header_len = WEFT_IPOIB_HARD_LEN;
 	dev->flags |= IFF_BROADCAST | IFF_MULTICAST;
 	dev->flags &= ~IFF_NOARP;
-	/* No offloads: the checksum and segmentation work is the stack's. */
-	dev->features = NETIF_F_VLAN_CHALLENGED;
-	dev->hw_features = 0;
+	/*
+	 * Scatter/gather only: the HCA gathers a packet's pieces itself, so
+	 * TCP's paged skbs that fit the MTU (connected mode) are not copied
+	 * flat first.  Checksums stay the stack's, so GSO segments (datagram
+	 * mode) are still built flat by skb_segment while it checksums them.
+	 */
+	dev->features = NETIF_F_VLAN_CHALLENGED | NETIF_F_SG;
+	dev->hw_features = NETIF_F_SG;
 	dev->watchdog_timeo = HZ;
 	dev->min_mtu = 68;
 	netif_keep_dst(dev);
@@ -392,6 +398,23 @@ uint8_t *weft_ipoib_skb_data(void *skb, uint32_t *len)
 
 	*len = s->len;
 	return s->data;
+}
+
+int weft_ipoib_skb_gather(void *skb, struct weft_ipoib_sg *segs, int max)
+{
+	struct sk_buff *s = skb;
+	int i, n = 0;
+
+	if (skb_shinfo(s)->nr_frags + 1 > max && skb_linearize(s))
+		return -ENOMEM;
+	if (skb_headlen(s))
+		segs[n++] = (struct weft_ipoib_sg){ s->data, skb_headlen(s) };
+	for (i = 0; i < skb_shinfo(s)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(s)->frags[i];
+
+		segs[n++] = (struct weft_ipoib_sg){ skb_frag_address(f), skb_frag_size(f) };
+	}
+	return n;
 }
 
 void weft_ipoib_skb_free(void *skb, bool consumed)
