@@ -201,15 +201,21 @@ Result<void> Context::dereg_mr(Mr *mr)
 	return ok();
 }
 
-Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg, Cq::HandlerContext hc)
+Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg, Cq::HandlerContext hc,
+				int comp_vector)
 {
-	if (cqe == 0 || cqe > dev.attr().max_cqe)
+	const DeviceAttr &a = dev.attr();
+	if (cqe == 0 || cqe > a.max_cqe)
 		return Error(err::EINVAL);
+	if (comp_vector != Cq::no_vector && (comp_vector < 0 || uint32_t(comp_vector) >= a.num_comp_vectors))
+		return Error(err::EINVAL);
+	const int cpu = comp_vector == Cq::no_vector ? Cq::no_vector
+						     : weft_vector_cpu(a.comp_vector_base + uint32_t(comp_vector));
 	auto ring = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, size_t(cqe) + 1));
 	MutexGuard g(lock_);
 	if (cqs_.size() >= dev.attr().max_cq)
 		return Error(err::ENOMEM);
-	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg, hc);
+	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg, hc, cpu);
 	if (!cq)
 		return Error(err::ENOMEM);
 	cqs_.push_back(*cq);

@@ -4,11 +4,38 @@
 
 namespace weft::verbs {
 
-Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc)
+Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc, int cpu)
 	: ctx(c), lock_(WEFT_LOCK_CLASS("weft_verbs_cq")), ring_(move(ring)),
 	  ring_size_(ring_.size()), handler_(h), arg_(arg), handler_ctx_(hc),
+	  cpu_(hc == HandlerContext::Atomic ? cpu : no_vector), irq_(vector_irq),
 	  notify_work_(notify_deferred, WEFT_LOCK_CLASS("weft_verbs_cq_notify"))
 {
+}
+
+void Cq::vector_irq(CpuCall &c)
+{
+	Cq *cq = container_of(&c, &Cq::irq_);
+	cq->handler_(*cq, cq->arg_);
+	cq->put(); /* the reference call_handler() took for this call */
+}
+
+/*
+ * The completion event (IBA 11.4.2.2) of an Atomic handler on a vector
+ * is an interrupt to the vector's CPU: the consumer's work (a NAPI poll)
+ * then runs there rather than on the producer's CPU, as it would with a
+ * real HCA in another host.  A call still pending covers this one.
+ */
+void Cq::call_handler()
+{
+	if (cpu_ == no_vector || cpu_ == weft_this_cpu())
+		return handler_(*this, arg_);
+	get();
+	const int r = irq_.send(cpu_);
+	if (r == 0)
+		return;
+	put();
+	if (r != -err::EBUSY)
+		handler_(*this, arg_); /* the vector's CPU went offline: here */
 }
 
 void Cq::notify_deferred(Work &w)
@@ -82,7 +109,7 @@ bool Cq::push(const Wc &wc, bool solicited, bool call_handlers)
 	if (overflow)
 		ctx.dev.dispatch_event(Event{EventType::CqErr, &ctx.dev, 0, nullptr, this});
 	if (notify)
-		handler_(*this, arg_);
+		call_handler();
 	return good;
 }
 

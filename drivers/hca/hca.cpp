@@ -16,9 +16,14 @@ const Logger log("weft_hca");
 
 constexpr uint32_t hca_max_qp = 1024;
 
+/* HCAs made so far: each one's completion vectors start on the next CPU. */
+uint32_t hcas_made;
+
 verbs::DeviceAttr hca_attr()
 {
 	verbs::DeviceAttr a;
+	a.num_comp_vectors = weft_online_cpus();
+	a.comp_vector_base = __atomic_fetch_add(&hcas_made, 1, __ATOMIC_RELAXED);
 	a.vendor_id = 0x0051ef;
 	a.vendor_part_id = 0x4341;
 	a.hw_ver = 1;

@@ -13,6 +13,7 @@
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -32,6 +33,7 @@ void weft_layout(void)
 	LAYOUT(COMPLETION, struct completion);
 	LAYOUT(WORK_STRUCT, struct work_struct);
 	LAYOUT(DELAYED_WORK, struct delayed_work);
+	LAYOUT(CSD, call_single_data_t);
 	LAYOUT(LOCK_CLASS_KEY, struct lock_class_key);
 	DEFINE(WEFT_KMALLOC_MINALIGN, ARCH_KMALLOC_MINALIGN);
 	BLANK();

@@ -13,6 +13,8 @@
 # sourced.  The exit status is the script's; it is non-zero as well when the
 # guest never reported one (crash, hang, timeout) or when the console shows a
 # kernel splat (tests/harness/splat.sh).  The full console log is kept.
+# WEFT_VM_APPEND adds to the guest kernel's command line (profile=2 for
+# readprofile, say).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,7 +83,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-accel tcg -m "$mem" -smp 2 -nodefaults -no-reboot \
 	-display none -monitor none -serial "file:$log" \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=7 panic=-1 rdinit=/init" \
+	-append "console=ttyS0 loglevel=7 panic=-1 rdinit=/init ${WEFT_VM_APPEND:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$job,mount_tag=weftjob,security_model=none,multidevs=remap" \
 	</dev/null

@@ -6,7 +6,7 @@
 #   2. Both switched to connected: mode file, MTU 65520.
 #   3. ping and ping -6 both ways; RC connections exist (ethtool -S);
 #      don't-fragment pings at 65520 and one byte over; iperf3 TCP and UDP
-#      both ways.
+#      both ways; scatter/gather used; receive pages reused.
 #   4. Mode switches datagram <-> connected on both ends while iperf3 runs:
 #      the stream lives on, ping works afterwards.
 #   5. A datagram-mode peer (it refuses the REQ): its traffic falls back to
@@ -129,6 +129,9 @@ before=$(stat - "$A" tx_gathered)
 iperf - h1 $ip4b -t 3 || bad "iperf3 TCP with scatter/gather off"
 [ "$(stat - "$A" tx_gathered)" = "$before" ] || bad "tx_gathered grew with scatter/gather off"
 ethtool -K "$A" sg on || bad "ethtool -K $A sg on"
+# The receivers' pages came back from the stack and were used again.
+[ "$(stat h1 "$B" cm_rx_pages_reused)" -gt 0 ] || bad "$B: no receive page reused"
+[ "$(stat - "$A" cm_rx_pages_reused)" -gt 0 ] || bad "$A: no receive page reused"
 
 # 4. Mode switches while a TCP stream runs.
 weft_on h1 iperf3 -s -1 -D -p 5203 >/dev/null 2>&1

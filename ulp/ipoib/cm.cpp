@@ -30,7 +30,7 @@ Cm::Cm(Interface &ifc, const CmParams &p)
 
 uint64_t Cm::now_ms() const
 {
-	return weft_jiffies() * 1000 / weft_msecs_to_jiffies(1000);
+	return ifc_.now_ms();
 }
 
 static void cm_cq_event(verbs::Cq &, void *arg)
@@ -43,7 +43,8 @@ static void cm_cq_event(verbs::Cq &, void *arg)
 Result<void> Cm::setup()
 {
 	const uint32_t ncqe = params_.srq_size + params_.max_conns * (params_.ring_size + 1);
-	cq_ = WEFT_TRY(ifc_.ctx_->create_cq(ncqe, cm_cq_event, &ifc_.nd_, verbs::Cq::HandlerContext::Atomic));
+	cq_ = WEFT_TRY(ifc_.ctx_->create_cq(ncqe, cm_cq_event, &ifc_.nd_, verbs::Cq::HandlerContext::Atomic,
+					    ifc_.comp_vector()));
 	(void)cq_->req_notify(false);
 	srq_ = WEFT_TRY(ifc_.ctx_->create_srq(ifc_.pd_, params_.srq_size, WEFT_IPOIB_CM_SG, nullptr));
 	rx_ = WEFT_TRY(Array<RxBuf>::make(Gfp::Sleep, params_.srq_size));

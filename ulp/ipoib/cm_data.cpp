@@ -330,6 +330,7 @@ void Cm::free_rx()
 			weft_ipoib_skb_free(b.skb, false);
 		b = RxBuf{};
 	}
+	weft_ipoib_cm_pages_drain(ifc_.nd_);
 }
 
 } // namespace weft::ipoib

@@ -23,14 +23,22 @@ Interface::Interface(verbs::Device &dev, uint8_t port, uint16_t pkey, const Para
 
 Interface::~Interface() = default;
 
+int Interface::comp_vector() const
+{
+	return static_cast<int>((port_ - 1u) % dev_.attr().num_comp_vectors);
+}
+
 Result<void> Interface::setup_verbs()
 {
 	ctx_ = WEFT_TRY(verbs::Context::open(dev_, "weft_ipoib"));
 	pd_ = WEFT_TRY(ctx_->alloc_pd());
 	mr_ = WEFT_TRY(ctx_->get_dma_mr(pd_, verbs::access::local_write));
 	const uint32_t ncqe = params_.send_queue_size + params_.recv_queue_size;
-	/* cq_event only schedules NAPI: called inline, a completion costs no work item. */
-	cq_ = WEFT_TRY(ctx_->create_cq(ncqe, cq_event, this, verbs::Cq::HandlerContext::Atomic));
+	/*
+	 * cq_event only schedules NAPI: an Atomic handler costs no work item.
+	 * On the port's completion vector, NAPI runs on that vector's CPU.
+	 */
+	cq_ = WEFT_TRY(ctx_->create_cq(ncqe, cq_event, this, verbs::Cq::HandlerContext::Atomic, comp_vector()));
 	(void)cq_->req_notify(false);
 	verbs::QpInitAttr init;
 	init.type = verbs::QpType::Ud;

@@ -52,6 +52,8 @@ public:
 
 	verbs::Device &device() const { return dev_; }
 	uint8_t port() const { return port_; }
+	/* The completion vector of this port's CQs (NAPI runs on its CPU). */
+	int comp_vector() const;
 	/* A port event (IBA 11.6.3.3) for this interface's port (process context). */
 	void port_event(verbs::EventType t);
 

@@ -45,6 +45,7 @@ struct weft_ipoib_stats {
 	uint64_t cm_tx_packets, cm_rx_packets;
 	uint64_t cm_too_big; /* dropped with ICMP: too big for a datagram-only path */
 	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */
+	uint64_t cm_rx_pages_reused; /* receive pages used again (counted by shim_mode.c) */
 };
 
 struct weft_ipoib_link {
@@ -184,6 +185,11 @@ void *weft_ipoib_cm_rx_alloc(struct weft_ipoib_netdev *nd, bool can_sleep,
  * fragments it did not use are freed.
  */
 void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint16_t proto);
+/*
+ * Delivered pages are kept (with a reference) to be reused once the
+ * stack has let go of them; this puts them back (after the last delivery).
+ */
+void weft_ipoib_cm_pages_drain(struct weft_ipoib_netdev *nd);
 /*
  * @skb (starting with the encapsulation header) is larger than @mtu allows
  * on its way: it is dropped and its sender told, ICMP "fragmentation

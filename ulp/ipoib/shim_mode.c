@@ -100,6 +100,77 @@ unsigned int weft_ipoib_mtu(struct weft_ipoib_netdev *nd)
 
 /* --- receive buffers ---------------------------------------------------------- */
 
+static struct weft_ipoib_page_cache *pages_of(struct weft_ipoib_netdev *nd)
+{
+	return &((struct weft_ipoib_priv *)netdev_priv(to_dev(nd)))->pages;
+}
+
+void weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc)
+{
+	spin_lock_init(&pc->lock);
+	pc->head = pc->tail = 0;
+	pc->reused = 0;
+}
+
+/* The oldest page if the stack is done with it, else a new one. */
+static struct page *page_cache_get(struct weft_ipoib_page_cache *pc, gfp_t gfp)
+{
+	struct page *page = NULL, *drop = NULL;
+
+	spin_lock_bh(&pc->lock);
+	if (pc->head != pc->tail) {
+		struct page *old = pc->page[pc->head % WEFT_IPOIB_PAGE_CACHE];
+
+		if (page_ref_count(old) == 1) {
+			pc->head++;
+			if (page_is_pfmemalloc(old))
+				drop = old; /* emergency reserves go back */
+			else
+				page = old;
+			if (page)
+				WRITE_ONCE(pc->reused, pc->reused + 1);
+		}
+	}
+	spin_unlock_bh(&pc->lock);
+	if (drop)
+		put_page(drop);
+	if (page)
+		return page;
+	return alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN, WEFT_IPOIB_CM_FRAG_ORDER);
+}
+
+/* Keep @page (with a reference of ours) for page_cache_get; the oldest makes room. */
+static void page_cache_put(struct weft_ipoib_page_cache *pc, struct page *page)
+{
+	struct page *drop = NULL;
+
+	spin_lock_bh(&pc->lock);
+	if (pc->tail - pc->head == WEFT_IPOIB_PAGE_CACHE)
+		drop = pc->page[pc->head++ % WEFT_IPOIB_PAGE_CACHE];
+	pc->page[pc->tail++ % WEFT_IPOIB_PAGE_CACHE] = page;
+	spin_unlock_bh(&pc->lock);
+	if (drop)
+		put_page(drop);
+}
+
+void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc)
+{
+	spin_lock_bh(&pc->lock);
+	while (pc->head != pc->tail) {
+		struct page *page = pc->page[pc->head++ % WEFT_IPOIB_PAGE_CACHE];
+
+		spin_unlock_bh(&pc->lock);
+		put_page(page);
+		spin_lock_bh(&pc->lock);
+	}
+	spin_unlock_bh(&pc->lock);
+}
+
+void weft_ipoib_cm_pages_drain(struct weft_ipoib_netdev *nd)
+{
+	weft_ipoib_page_cache_drain(pages_of(nd));
+}
+
 void *weft_ipoib_cm_rx_alloc(struct weft_ipoib_netdev *nd, bool can_sleep,
 			     struct weft_ipoib_sg sg[WEFT_IPOIB_CM_SG])
 {
@@ -112,7 +183,7 @@ void *weft_ipoib_cm_rx_alloc(struct weft_ipoib_netdev *nd, bool can_sleep,
 	sg[0].addr = skb->data;
 	sg[0].len = WEFT_IPOIB_CM_HEAD;
 	for (i = 0; i < WEFT_IPOIB_CM_FRAGS; i++) {
-		struct page *page = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN, WEFT_IPOIB_CM_FRAG_ORDER);
+		struct page *page = page_cache_get(pages_of(nd), gfp);
 
 		if (!page) {
 			kfree_skb(skb);
@@ -140,9 +211,12 @@ void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t 
 		uint32_t n = min_t(uint32_t, rest, WEFT_IPOIB_CM_FRAG);
 
 		if (!n) {
-			put_page(skb_frag_page(f));
+			/* Unused: ours alone, at once reusable. */
+			page_cache_put(pages_of(nd), skb_frag_page(f));
 			continue;
 		}
+		get_page(skb_frag_page(f));
+		page_cache_put(pages_of(nd), skb_frag_page(f));
 		skb_frag_size_set(f, n);
 		s->len += n;
 		s->data_len += n;

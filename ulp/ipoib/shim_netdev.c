@@ -172,7 +172,7 @@ static const struct {
 	WEFT_IPOIB_STAT(path_failures), WEFT_IPOIB_STAT(mcast_joins), WEFT_IPOIB_STAT(mcast_failures),
 	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
 	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
-	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered),
+	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(cm_rx_pages_reused),
 };
 static_assert(ARRAY_SIZE(weft_ipoib_stat_names) * sizeof(u64) == sizeof(struct weft_ipoib_stats));
 
@@ -197,6 +197,7 @@ static void weft_ipoib_get_ethtool_stats(struct net_device *dev, struct ethtool_
 	size_t i;
 
 	weft_ipoib_get_stats(priv_of(dev)->ctx, &st);
+	st.cm_rx_pages_reused = READ_ONCE(priv_of(dev)->pages.reused);
 	for (i = 0; i < ARRAY_SIZE(weft_ipoib_stat_names); i++)
 		data[i] = *(u64 *)((u8 *)&st + weft_ipoib_stat_names[i].off);
 }
@@ -278,6 +279,7 @@ void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, 
 	struct weft_ipoib_priv *p = priv_of(dev);
 
 	p->ctx = ctx;
+	weft_ipoib_page_cache_init(&p->pages);
 	netif_napi_add(dev, &p->napi, weft_ipoib_napi_poll);
 	dev->dev_port = port - 1;
 	dev->dev_id = port - 1;
@@ -329,6 +331,7 @@ void weft_ipoib_netdev_free(struct weft_ipoib_netdev *nd)
 	struct net_device *dev = to_dev(nd);
 
 	netif_napi_del(&priv_of(dev)->napi);
+	weft_ipoib_page_cache_drain(&priv_of(dev)->pages);
 	free_netdev(dev);
 }
 

@@ -11,9 +11,25 @@
 #include <linux/rtnetlink.h>
 #include <net/rtnetlink.h>
 
+/*
+ * Connected-mode receive pages handed up the stack, oldest first, each
+ * with a reference of ours: one the stack has let go of (ours is the
+ * only reference left) is used again without the page allocator (and its
+ * zeroing of every page).  shim_mode.c.
+ */
+#define WEFT_IPOIB_PAGE_CACHE 256
+
+struct weft_ipoib_page_cache {
+	spinlock_t lock;
+	unsigned int head, tail;
+	u64 reused; /* ethtool -S cm_rx_pages_reused */
+	struct page *page[WEFT_IPOIB_PAGE_CACHE];
+};
+
 struct weft_ipoib_priv {
 	void *ctx;
 	struct napi_struct napi;
+	struct weft_ipoib_page_cache pages;
 };
 
 static inline void *weft_ipoib_ctx_of(const struct net_device *dev)
@@ -32,6 +48,10 @@ void weft_ipoib_setup(struct net_device *dev);
 void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, const uint8_t *addr,
 			       const uint8_t *bcast, unsigned int mtu, unsigned int tx_queue_len);
 bool weft_ipoib_netdev_is_ours(const struct net_device *dev);
+
+/* shim_mode.c: put back every page of the cache (the device is going away). */
+void weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc);
+void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc);
 
 /* shim_link.c */
 extern struct rtnl_link_ops weft_ipoib_link_ops;

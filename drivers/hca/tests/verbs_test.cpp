@@ -233,6 +233,54 @@ void cq_handler_context(Test &t)
 	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(sleep_cq.value()));
 }
 
+/*
+ * Completion vectors: an Atomic handler on a vector runs on the vector's
+ * CPU (an IPI when the push is elsewhere); each vector of the device
+ * names a CPU of its own in turn; a vector out of range is refused; a
+ * CQ destroyed right after a push waits for the call in flight (KASAN).
+ */
+struct WhichCpu {
+	int cpu = -1;
+	int calls = 0;
+	static void handler(Cq &, void *arg)
+	{
+		auto *w = static_cast<WhichCpu *>(arg);
+		__atomic_store_n(&w->cpu, weft_this_cpu(), __ATOMIC_RELAXED);
+		__atomic_fetch_add(&w->calls, 1, __ATOMIC_RELEASE);
+	}
+};
+
+void cq_comp_vector(Test &t)
+{
+	Side a;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Rc, access::local_write));
+	const DeviceAttr &attr = a.dev->attr();
+	WEFT_ASSERT_EQ(t, attr.num_comp_vectors, weft_online_cpus());
+	WEFT_EXPECT_ERR(t, a.ctx->create_cq(4, nullptr, nullptr, Cq::HandlerContext::Atomic,
+					    int(attr.num_comp_vectors)),
+			err::EINVAL);
+	WEFT_EXPECT_ERR(t, a.ctx->create_cq(4, nullptr, nullptr, Cq::HandlerContext::Atomic, -2), err::EINVAL);
+	for (uint32_t v = 0; v < attr.num_comp_vectors; v++) {
+		const int want = weft_vector_cpu(attr.comp_vector_base + v);
+		for (int round = 0; round < 20; round++) {
+			WhichCpu w;
+			auto cq = a.ctx->create_cq(4, WhichCpu::handler, &w, Cq::HandlerContext::Atomic, int(v));
+			WEFT_ASSERT_OK(t, cq);
+			WEFT_EXPECT_FALSE(t, cq.value()->req_notify(false));
+			Wc wc;
+			cq.value()->push(wc, false, false);
+			/* Every fourth round: destroyed with the call possibly in flight. */
+			if (round % 4)
+				WEFT_EXPECT_TRUE(t, wait_for(w.calls, 1));
+			WEFT_EXPECT_OK(t, a.ctx->destroy_cq(cq.value()));
+			WEFT_EXPECT_EQ(t, __atomic_load_n(&w.calls, __ATOMIC_ACQUIRE), 1);
+			WEFT_EXPECT_EQ(t, __atomic_load_n(&w.cpu, __ATOMIC_RELAXED), want);
+		}
+	}
+	if (attr.num_comp_vectors > 1)
+		WEFT_EXPECT_NE(t, weft_vector_cpu(attr.comp_vector_base), weft_vector_cpu(attr.comp_vector_base + 1));
+}
+
 /* The first packet at a QP in RTR raises "communication established". */
 struct EstFixture {
 	Side a, b, c, a2;
@@ -303,4 +351,4 @@ void comm_established(Test &t)
 
 WEFT_TEST_SUITE(weft_hca_verbs, WEFT_CASE(srq_shared_by_two_qps), WEFT_CASE(cq_notify_solicited),
 		WEFT_CASE(cq_overflow_and_resize), WEFT_CASE(cq_handler_context),
-		WEFT_CASE(comm_established));
+		WEFT_CASE(cq_comp_vector), WEFT_CASE(comm_established));

@@ -138,6 +138,21 @@ void *weft_alloc_highpri_workqueue(const char *name);
 void weft_flush_workqueue(void *wq);
 void weft_destroy_workqueue(void *wq);
 
+/* --- calls on another CPU (shim_cpu.c) ----------------------------------- */
+/* @csd (opaque call_single_data_t storage) will call fn(info). */
+void weft_cpu_call_init(void *csd, void (*fn)(void *info), void *info);
+/*
+ * Call it on @cpu in hardirq context (an IPI; at once, IRQs off, when @cpu
+ * is this one): 0, -EBUSY while a call of it is still pending (that call
+ * will run), -ENXIO for a CPU that is offline.
+ */
+int weft_cpu_call(void *csd, int cpu);
+/* The CPU the caller runs on (a hint: the caller may move unless atomic). */
+int weft_this_cpu(void);
+/* The CPU for interrupt vector @v of a device: the online CPUs in turn. */
+int weft_vector_cpu(unsigned int v);
+unsigned int weft_online_cpus(void);
+
 /* --- logging, formatting, diagnostics, time (shim_log.c) ----------------- */
 /* Kernel log levels 0 (emerg) .. 7 (debug). */
 void weft_vlog(int level, const char *prefix, const char *fmt, __builtin_va_list ap)

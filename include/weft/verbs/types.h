@@ -153,6 +153,14 @@ struct DeviceAttr {
 	uint32_t max_mcast_grp = 0, max_mcast_qp_attach = 0;
 	uint16_t max_pkeys = 0;
 	uint8_t local_ca_ack_delay = 0;
+	/*
+	 * Completion vectors (interrupts), and where the first one is: vector
+	 * v runs on the online CPU (comp_vector_base + v) in turn, so devices
+	 * made one after another interrupt different CPUs, as separate hosts'
+	 * HCAs would.
+	 */
+	uint32_t num_comp_vectors = 1;
+	uint32_t comp_vector_base = 0;
 	bool atomic_cap = false; /* IBA 11.2.1.2 "atomic operations: HCA-wide" */
 };
 

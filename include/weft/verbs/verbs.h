@@ -22,6 +22,7 @@
 #define WEFT_VERBS_VERBS_H
 
 #include <weft/alloc.h>
+#include <weft/cpu.h>
 #include <weft/list.h>
 #include <weft/lock.h>
 #include <weft/ref.h>
@@ -195,10 +196,14 @@ public:
 	 * inside the producer's call: like an interrupt handler, it must not
 	 * sleep and must only schedule the real work (a NAPI poll, a work
 	 * item), because the producer may hold the consumer's own locks.
+	 * On a completion vector (create_cq) an Atomic handler runs on the
+	 * vector's CPU, in hardirq context when that is not the producer's
+	 * CPU, as a device interrupt would.
 	 */
 	enum class HandlerContext : uint8_t { Sleepable, Atomic };
+	static constexpr int no_vector = -1;
 
-	Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc);
+	Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc, int cpu);
 	WEFT_NOCOPY(Cq);
 
 	/* Up to out.size() completions, oldest first. */
@@ -242,6 +247,12 @@ private:
 	CompHandler handler_;
 	void *arg_;
 	const HandlerContext handler_ctx_;
+	/* The completion vector's CPU (Atomic handlers only), or -1: wherever produced. */
+	const int cpu_;
+	/* The "interrupt" to cpu_; each one sent holds a reference. */
+	CpuCall irq_;
+	static void vector_irq(CpuCall &c);
+	void call_handler();
 	/* Handler calls and the overrun event left to notify_work_ (under lock_). */
 	bool deferred_notify_ = false, deferred_error_ = false;
 	Work notify_work_;
@@ -391,8 +402,15 @@ public:
 	/* IBA 10.6.3.5: an MR for fast registration, invalid until a REG_MR. */
 	Result<Mr *> alloc_fast_reg_mr(Pd *pd, uint32_t max_pages);
 	Result<void> dereg_mr(Mr *mr);
+	/*
+	 * @comp_vector (0 .. DeviceAttr::num_comp_vectors - 1, or
+	 * Cq::no_vector): the interrupt vector whose CPU runs an Atomic
+	 * handler (IBA 11.2.8.1 leaves the choice of event handler to the
+	 * consumer; this is the verbs' comp_vector).
+	 */
 	Result<Cq *> create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg,
-			       Cq::HandlerContext hc = Cq::HandlerContext::Sleepable);
+			       Cq::HandlerContext hc = Cq::HandlerContext::Sleepable,
+			       int comp_vector = Cq::no_vector);
 	Result<void> destroy_cq(Cq *cq);
 	Result<Qp *> create_qp(Pd *pd, const QpInitAttr &init);
 	Result<void> modify_qp(Qp *qp, const QpAttr &attr, uint32_t mask);
