@@ -10,6 +10,7 @@
 #   make run             boot a test host, load the stack, show it
 #   make bench           verbs benchmark: Weft vs memcpy vs rxe (perftest)
 #   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
+#   make profile-ipoib   where the time goes under IPoIB iperf3 (MODE=connected|datagram)
 #   make debug-kernel    build (or reuse) the cached KUnit/KASAN/lockdep kernel
 #   make deps            install the Debian packages the build and tests need
 #
@@ -42,7 +43,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check run bench bench-ipoib debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check run bench bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -84,6 +85,9 @@ bench: modules
 
 bench-ipoib: modules
 	@$(SRCDIR)/tests/bench/ipoib.sh
+
+profile-ipoib: modules
+	@$(SRCDIR)/tests/bench/profile-ipoib.sh $(or $(MODE),connected)
 
 deps:
 	@$(SRCDIR)/scripts/deps.sh

@@ -49,6 +49,7 @@ verbs::DeviceAttr hca_attr()
 	a.max_pkeys = Port::pkey_table_len;
 	a.local_ca_ack_delay = 15;
 	a.atomic_cap = true;
+	a.csum_offload = true;
 	return a;
 }
 } // namespace

@@ -2,6 +2,8 @@
 /* Parsing and building IBA packets (packet.h). */
 #include "packet.h"
 
+#include "csum.h"
+
 #include "crc.h"
 
 namespace weft::hca {
@@ -196,13 +198,15 @@ Result<bool> build_ext(Cursor<uint8_t> &c, const PacketSpec &s, uint8_t h)
 
 } // namespace
 
-Result<void> Payload::copy(size_t off, Bytes dst) const
+Result<void> Payload::copy(size_t off, Bytes dst, CsumAcc *acc) const
 {
 	if (off > len || dst.size() > len - off)
 		return Error(err::EMSGSIZE);
 	if (fill)
-		return fill(ctx, base + off, dst);
-	if (dst.size())
+		return fill(ctx, base + off, dst, acc);
+	if (acc)
+		acc->copy(dst.data(), wire.data() + off, dst.size());
+	else if (dst.size())
 		__builtin_memcpy(dst.data(), wire.data() + off, dst.size());
 	return ok();
 }
@@ -229,7 +233,7 @@ Result<size_t> build(Bytes out, const PacketSpec &s, bool seal_crcs)
 	/* Payload, zero pad, then the CRCs over all of it. */
 	Bytes rest = c.rest();
 	if (s.fill && !s.defer_fill)
-		WEFT_TRY(s.fill(s.fill_ctx, 0, WEFT_TRY(rest.first(plen))));
+		WEFT_TRY(s.fill(s.fill_ctx, 0, WEFT_TRY(rest.first(plen)), nullptr));
 	else if (plen && !s.fill)
 		__builtin_memcpy(rest.data(), s.payload.data(), plen);
 	__builtin_memset(rest.data() + plen, 0, rest.size() - plen);

@@ -16,11 +16,14 @@
 
 namespace weft::hca {
 
+class CsumAcc;
+
 /*
  * Copies payload bytes [off, off + dst.size()) of a packet out of where
- * they are kept (the sender's registered memory) into @dst.
+ * they are kept (the sender's registered memory) into @dst; with @acc (a
+ * receiver taking the message's checksum, csum.h) through acc->copy().
  */
-using FillFn = Result<void> (*)(void *ctx, size_t off, Bytes dst);
+using FillFn = Result<void> (*)(void *ctx, size_t off, Bytes dst, CsumAcc *acc);
 
 /*
  * A payload as its receiver reads it: bytes in the packet, or, on the
@@ -47,8 +50,11 @@ struct Payload {
 		p.len = n;
 		return p;
 	}
-	/* EMSGSIZE beyond the payload; the fill's error (the sender's memory went away). */
-	Result<void> copy(size_t off, Bytes dst) const;
+	/*
+	 * EMSGSIZE beyond the payload; the fill's error (the sender's memory
+	 * went away).  With @acc, the bytes are summed as they are copied.
+	 */
+	Result<void> copy(size_t off, Bytes dst, CsumAcc *acc = nullptr) const;
 };
 
 /* A parsed packet: pointers into the wire buffer it was parsed from. */

@@ -209,6 +209,13 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 		if (w.length != 8 || (wr.atomic.remote_addr & 7))
 			return Error(err::EINVAL);
 	}
+	if (wr.send_flags & verbs::send_flag::csum) {
+		/* Checksum offload: SENDs, even offsets, the field inside the message. */
+		const uint32_t field = uint32_t(wr.csum_start) + wr.csum_offset;
+		if ((wr.opcode != WrOpcode::Send && wr.opcode != WrOpcode::SendWithImm) ||
+		    ((wr.csum_start | wr.csum_offset) & 1) || field + 2 > w.length)
+			return Error(err::EINVAL);
+	}
 	{
 		SpinGuardBh g(lock_);
 		if (state_ == QpState::Reset || state_ == QpState::Init || state_ == QpState::Rtr)

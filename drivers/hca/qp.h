@@ -26,6 +26,7 @@
 
 #include "fabric.h"
 #include "hca.h"
+#include "csum.h"
 #include "packet.h"
 
 namespace weft::hca {
@@ -238,6 +239,7 @@ private:
 	bool in_send_ = false, in_write_ = false;
 	RecvWqe cur_recv_{};
 	uint32_t recv_off_ = 0;
+	CsumAcc recv_csum_; /* the SEND being received (wc_flag::csum) */
 	Ref<verbs::Mr> write_mr_;
 	uint64_t write_va_ = 0;
 	uint32_t write_left_ = 0, write_total_ = 0;
@@ -261,23 +263,37 @@ struct SgRef {
 	const verbs::Sge *sge;
 	uint32_t n;
 };
-Result<void> sg_gather(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, Bytes dst);
-/* Place @src's bytes at @off of the SGE list (local write access needed). */
-Result<void> sg_scatter(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, const Payload &src);
+Result<void> sg_gather(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, Bytes dst,
+		       CsumAcc *acc = nullptr);
+/*
+ * Place @src's bytes at @off of the SGE list (local write access needed);
+ * with @acc, summed as they are copied (csum.h).
+ */
+Result<void> sg_scatter(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, const Payload &src,
+			CsumAcc *acc = nullptr);
 /* That [off, off+len) of the list is registered memory of @pd (what sg_gather would read). */
 Result<void> sg_check(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, size_t len);
 size_t sg_length(SgRef sg);
 /* Place @src at @va of @mr, checking @need (RDMA WRITE at the responder). */
 Result<void> mr_place(const verbs::Mr &mr, uint64_t va, const Payload &src, uint32_t need);
 
-/* PacketSpec::fill from an SGE list at an offset: one copy, memory to wire. */
+/*
+ * PacketSpec::fill from an SGE list at an offset: one copy, memory to
+ * wire.  With @csum (send_flag::csum) the checksum is inserted: by the
+ * receiver on the in-host path (CsumAcc), else here into the packet.
+ */
 struct SgFill {
 	verbs::Device *dev;
 	verbs::Pd *pd;
 	SgRef sg;
 	size_t off;
+	bool csum = false;
+	CsumInsert ins;
+	uint32_t msg_len = 0;
 };
-Result<void> sg_fill(void *sg_fill_ctx, size_t off, Bytes dst);
+Result<void> sg_fill(void *sg_fill_ctx, size_t off, Bytes dst, CsumAcc *acc);
+/* The SgFill of a send WQE's gather list (its checksum request included). */
+SgFill sg_fill_of(verbs::Device &dev, verbs::Pd &pd, const SendWqe &w);
 
 } // namespace weft::hca
 

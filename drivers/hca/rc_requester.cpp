@@ -70,7 +70,7 @@ SoftQp::Sent SoftQp::send_one(SendWqe &w)
 	PacketSpec s;
 	set_addressing(s, attr_.ah_attr, pkey());
 	s.dqp = attr_.dest_qp_num;
-	SgFill g{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
+	SgFill g = sg_fill_of(hca, pd, w);
 	Result<void> r = ok();
 	if (is_read_or_atomic(op)) {
 		s.psn = w.first_psn;

@@ -25,10 +25,16 @@ struct MrFill {
 	uint64_t va;
 };
 
-Result<void> mr_fill(void *ctx, size_t off, Bytes dst)
+Result<void> mr_fill(void *ctx, size_t off, Bytes dst, CsumAcc *acc)
 {
 	auto *f = static_cast<MrFill *>(ctx);
-	return f->mr->read(f->va + off, dst, verbs::access::remote_read);
+	if (!acc)
+		return f->mr->read(f->va + off, dst, verbs::access::remote_read);
+	return f->mr->walk(f->va + off, dst.size(), verbs::access::remote_read,
+			   [&](uint8_t *p, size_t at, size_t k) -> Result<void> {
+				   acc->copy(dst.data() + at, p, k);
+				   return ok();
+			   });
 }
 
 } // namespace
@@ -68,6 +74,7 @@ bool SoftQp::resp_send(const Packet &p)
 		}
 		in_send_ = true;
 		recv_off_ = 0;
+		recv_csum_.reset();
 	} else if (!in_send_) {
 		nak(nak_inv_req);
 		to_error();
@@ -79,7 +86,7 @@ bool SoftQp::resp_send(const Packet &p)
 	if (recv_off_ + p.data.size() > sg_length(sg)) {
 		/* IBA 9.7.5.2.4: message longer than the buffer. */
 		wc.status = WcStatus::LocLenErr;
-	} else if (!sg_scatter(hca, pd, sg, recv_off_, p.data)) {
+	} else if (!sg_scatter(hca, pd, sg, recv_off_, p.data, &recv_csum_)) {
 		wc.status = WcStatus::LocProtErr;
 	}
 	if (wc.status != WcStatus::Success) {
@@ -106,6 +113,8 @@ bool SoftQp::resp_send(const Packet &p)
 	}
 	if (last) {
 		wc.byte_len = recv_off_;
+		wc.csum = recv_csum_.finish();
+		wc.wc_flags |= verbs::wc_flag::csum;
 		wc.src_qp = attr_.dest_qp_num;
 		wc.slid = p.lrh->slid.get();
 		wc.sl = iba::Lrh::Sl::get(p.lrh->sl_lnh);

@@ -31,7 +31,7 @@ WcStatus SoftQp::ud_send(SendWqe &w)
 	/* IBA 10.2.5: a Q_Key with the high bit set means "use the QP's". */
 	s.qkey = (w.wr.ud.remote_qkey & 0x80000000u) ? attr_.qkey : w.wr.ud.remote_qkey;
 	s.sqp = qpn;
-	SgFill g{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
+	SgFill g = sg_fill_of(hca, pd, w);
 	/* IBA 10.7.3.1: the gather list is checked here, so its errors stay local. */
 	if (!sg_check(hca, pd, g.sg, 0, w.length))
 		return WcStatus::LocProtErr;
@@ -92,8 +92,10 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 	if (p.grh)
 		copied = sg_scatter(hca, pd, sg, 0,
 				    Payload::of(ConstBytes(reinterpret_cast<const uint8_t *>(p.grh), 40)));
+	/* The message's checksum sum (not the GRH's), taken in the copy. */
+	CsumAcc acc;
 	if (copied)
-		copied = sg_scatter(hca, pd, sg, 40, p.data);
+		copied = sg_scatter(hca, pd, sg, 40, p.data, &acc);
 	if (!copied) {
 		wc.status = WcStatus::LocProtErr;
 		complete_recv(r, wc, true);
@@ -108,6 +110,8 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 	wc.dlid_path_bits = static_cast<uint8_t>(p.lrh->dlid.get() & ((1u << in->lmc) - 1));
 	if (p.grh)
 		wc.wc_flags |= verbs::wc_flag::grh;
+	wc.csum = acc.finish();
+	wc.wc_flags |= verbs::wc_flag::csum;
 	if (p.immdt) {
 		wc.wc_flags |= verbs::wc_flag::with_imm;
 		wc.imm_data = p.immdt->imm.get();

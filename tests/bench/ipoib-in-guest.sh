@@ -18,20 +18,9 @@ mbits() {
 		awk -F'[:,]' '/"sum_received"/ { r = 1 } r && /"bits_per_second"/ { printf "%.0f\n", $2 / 1e6; exit }'
 }
 
-weft_load weft_hca:autoconf=0 || exit 1
-weft_sm_start weft0
-weft_wait_active weft0 weft1 || echo "IPOIB-BENCH note ports not active"
-A=$(weft_ib_netdev weft0) B=$(weft_ib_netdev weft1)
-weft_host_add h0
-weft_host_add h1
+weft_ipoib_hosts || { echo "IPOIB-BENCH note: no IPoIB hosts"; exit 1; }
 weft_host_add h2
 weft_host_add h3
-ip link set "$A" netns h0
-ip link set "$B" netns h1
-weft_on h0 ip addr add 10.77.0.1/24 dev "$A"
-weft_on h1 ip addr add 10.77.0.2/24 dev "$B"
-weft_on h0 ip link set "$A" up
-weft_on h1 ip link set "$B" up
 weft_veth h2 10.88.0.1/24 h3 10.88.0.2/24
 weft_on h1 iperf3 -s -D -p 5201
 weft_on h3 iperf3 -s -D -p 5201

@@ -104,10 +104,54 @@ weft_kmemleak_check() {
 weft_host_add() {
 	ip netns add "$1" && ip -n "$1" link set lo up
 }
+# weft_on HOST CMD...: run in namespace HOST ("-": the root namespace).
 weft_on() {
 	local host=$1
 	shift
-	ip netns exec "$host" "$@"
+	if [ "$host" = - ]; then "$@"; else ip netns exec "$host" "$@"; fi
+}
+# weft_carrier HOST IF WANT [SECONDS]: the interface's carrier reads WANT in time (30 s).
+weft_carrier() {
+	local i
+	for i in $(seq 1 $((${4:-30} * 5))); do
+		[ "$(weft_on "$1" cat /sys/class/net/"$2"/carrier 2>/dev/null)" = "$3" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# weft_pings HOST ADDR [ping options]: three answered pings within 20 s.
+weft_pings() {
+	local h=$1 a=$2
+	shift 2
+	weft_on "$h" timeout 25 ping -c 3 -i 0.3 -w 20 "$@" "$a"
+}
+# weft_ipoib_hosts: the default subnet (autoconf off) under OpenSM, weft0's
+# IPoIB interface in namespace h0 as 10.77.0.1/24 and weft1's in h1 as
+# 10.77.0.2/24, both up; sets A and B to their names.  For the benchmarks.
+weft_ipoib_hosts() {
+	weft_load weft_hca:autoconf=0 || return 1
+	weft_sm_start weft0
+	weft_wait_active weft0 weft1 || echo "weft_ipoib_hosts: ports not active"
+	A=$(weft_ib_netdev weft0) B=$(weft_ib_netdev weft1)
+	weft_host_add h0 && weft_host_add h1 || return 1
+	ip link set "$A" netns h0 && ip link set "$B" netns h1 || return 1
+	weft_on h0 ip addr add 10.77.0.1/24 dev "$A" && weft_on h1 ip addr add 10.77.0.2/24 dev "$B" &&
+		weft_on h0 ip link set "$A" up && weft_on h1 ip link set "$B" up
+}
+# weft_cable NAME A B: a configfs cable between ports A and B ("weft0:1"), up.
+weft_cable() {
+	local c=/sys/kernel/config/weft/cables/$1
+	mkdir "$c" && echo "$2" >"$c/a" && echo "$3" >"$c/b" && echo 1 >"$c/up"
+}
+# weft_star N: switch weftsw0 (N+1 ports, at least 4) and HCAs weft0..N-1 on cables
+# c0..cN-1 to its ports 1..N (weft_load with hcas=0 first).
+weft_star() {
+	local c=/sys/kernel/config/weft i
+	local ports=$(($1 + 1 > 4 ? $1 + 1 : 4))
+	mkdir $c/switches/s0 && echo $ports >$c/switches/s0/ports && echo 1 >$c/switches/s0/enable || return 1
+	for i in $(seq 0 $(($1 - 1))); do
+		mkdir $c/hcas/h$i && echo 1 >$c/hcas/h$i/enable && weft_cable c$i weft$i:1 weftsw0:$((i + 1)) || return 1
+	done
 }
 # Cable two hosts with a veth pair: weft_veth HOST_A ADDR_A HOST_B ADDR_B (CIDR).
 weft_veth() {

@@ -14,7 +14,10 @@
 # guest never reported one (crash, hang, timeout) or when the console shows a
 # kernel splat (tests/harness/splat.sh).  The full console log is kept.
 # WEFT_VM_APPEND adds to the guest kernel's command line (profile=2 for
-# readprofile, say).
+# readprofile, say); WEFT_VM_MONITOR=PATH puts QEMU's monitor on that unix
+# socket (tests/bench/sample-pc.py samples the guest's PCs through it);
+# WEFT_VM_JOB_DIR is a mktemp template for the job directory (/weft-job
+# in the guest, writable), to find what the guest leaves there.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -62,7 +65,7 @@ mkdir -p "$repo/build/logs"
 log=${log:-$repo/build/logs/$name-$kernel.log}
 initrd=$("$here/mkinitramfs.sh" "$kver" "$kmods")
 
-job=$(mktemp -d /tmp/weft-job.XXXXXX)
+job=$(mktemp -d "${WEFT_VM_JOB_DIR:-/tmp/weft-job.XXXXXX}")
 trap 'rm -rf "$job"' EXIT
 cp "$script" "$job/job.sh"
 cp "$here/guest-init.sh" "$here/guest-lib.sh" "$job/"
@@ -76,12 +79,14 @@ cp "$here/guest-init.sh" "$here/guest-lib.sh" "$job/"
 	printf ')\n'
 } >"$job/env"
 
+monitor=none
+[ -z "${WEFT_VM_MONITOR:-}" ] || monitor="unix:$WEFT_VM_MONITOR,server,nowait"
 echo "vm-run: $name on $kernel kernel $kver (log: $log)" >&2
 start=$(date +%s)
 set +e
 timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-accel tcg -m "$mem" -smp 2 -nodefaults -no-reboot \
-	-display none -monitor none -serial "file:$log" \
+	-display none -monitor "$monitor" -serial "file:$log" \
 	-kernel "$vmlinuz" -initrd "$initrd" \
 	-append "console=ttyS0 loglevel=7 panic=-1 rdinit=/init ${WEFT_VM_APPEND:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \

@@ -4,7 +4,8 @@
 # namespace, weft1's moved into the namespace "h1" as the second host.
 #   1. The netdevs: type, address, broadcast, MTU, carrier, ethtool.
 #   2. ping and ping -6 both ways; don't-fragment pings at the MTU and one
-#      byte over; iperf3 TCP and UDP both ways; IP multicast both ways.
+#      byte over; iperf3 TCP and UDP both ways; IP multicast both ways;
+#      checksum offload used, and TCP without it.
 #   3. Cable down/up: carrier drops and returns, traffic resumes.
 #   4. OpenSM restarted: traffic resumes.
 #   5. rmmod weft_ipoib during traffic: interfaces gone, no splat, no leak.
@@ -18,40 +19,10 @@ cfs=/sys/kernel/config/weft
 ip4a=10.77.0.1 ip4b=10.77.0.2 ip6a=fd77::1 ip6b=fd77::2
 
 port_state() { cat $sys/$1/ports/1/state; }
-# on HOST CMD...: run in the root namespace (HOST "-") or in namespace HOST.
-on() {
-	local h=$1
-	shift
-	if [ "$h" = - ]; then "$@"; else weft_on "$h" "$@"; fi
-}
-# carrier HOST IF WANT [SECONDS]: the interface's carrier reads WANT within the time.
-carrier() {
-	local i
-	for i in $(seq 1 $((${4:-30} * 5))); do
-		[ "$(on "$1" cat /sys/class/net/"$2"/carrier 2>/dev/null)" = "$3" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
-# pings HOST ADDR [ping options]: three answered pings within 20 s.
-pings() {
-	local h=$1 a=$2
-	shift 2
-	on "$h" timeout 25 ping -c 3 -i 0.3 -w 20 "$@" "$a"
-}
 
 weft_kmemleak_clear
 weft_load weft_hca:hcas=0 || exit 1
-mkdir $cfs/switches/s0 && echo 4 >$cfs/switches/s0/ports && echo 1 >$cfs/switches/s0/enable || bad "switch"
-for h in h0 h1; do
-	mkdir $cfs/hcas/$h && echo 1 >$cfs/hcas/$h/enable || bad "HCA $h"
-done
-cable() {
-	mkdir $cfs/cables/$1 && echo "$2" >$cfs/cables/$1/a && echo "$3" >$cfs/cables/$1/b &&
-		echo 1 >$cfs/cables/$1/up || bad "cable $1: $2 - $3"
-}
-cable c0 weft0:1 weftsw0:1
-cable c1 weft1:1 weftsw0:2
+weft_star 2 || bad "switch, HCAs and cables"
 weft_sm_start weft0
 weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM: $(port_state weft0) $(port_state weft1)"
 
@@ -79,8 +50,8 @@ weft_on h1 test -e /sys/class/net/$B || bad "$B not in h1"
 ip addr add $ip4a/24 dev "$A" && ip addr add $ip6a/64 dev "$A" nodad && ip link set "$A" up || bad "$A up"
 weft_on h1 ip addr add $ip4b/24 dev "$B" && weft_on h1 ip addr add $ip6b/64 dev "$B" nodad &&
 	weft_on h1 ip link set "$B" up || bad "$B up"
-carrier - "$A" 1 || bad "$A: no carrier after up"
-carrier h1 "$B" 1 || bad "$B: no carrier after up"
+weft_carrier - "$A" 1 || bad "$A: no carrier after up"
+weft_carrier h1 "$B" 1 || bad "$B: no carrier after up"
 mtu=$(cat /sys/class/net/$A/mtu)
 [ "$mtu" = 2044 ] || bad "$A MTU $mtu, want 2044 (IB MTU 2048 - 4)"
 out=$(ethtool "$A" 2>&1)
@@ -92,16 +63,16 @@ ip link set "$A" mtu 9000 2>/dev/null && bad "MTU 9000 accepted on a datagram in
 ip link set "$A" mtu 2044 || bad "ip link set mtu 2044"
 
 # 2. Traffic.
-pings - $ip4b || bad "ping $ip4b from the root namespace"
-pings h1 $ip4a || bad "ping $ip4a from h1"
-pings - $ip6b -6 || bad "ping -6 $ip6b from the root namespace"
-pings h1 $ip6a -6 || bad "ping -6 $ip6a from h1"
+weft_pings - $ip4b || bad "ping $ip4b from the root namespace"
+weft_pings h1 $ip4a || bad "ping $ip4a from h1"
+weft_pings - $ip6b -6 || bad "ping -6 $ip6b from the root namespace"
+weft_pings h1 $ip6a -6 || bad "ping -6 $ip6a from h1"
 ip neigh show dev "$A"
 # IPv4 adds 28 bytes of headers: 2016 fills the MTU exactly, 2017 needs a fragment.
-pings - $ip4b -M do -s $((mtu - 28)) || bad "don't-fragment ping of $((mtu - 28)) bytes (MTU $mtu)"
-pings h1 $ip4a -M do -s $((mtu - 28)) || bad "don't-fragment ping of $((mtu - 28)) bytes from h1"
+weft_pings - $ip4b -M do -s $((mtu - 28)) || bad "don't-fragment ping of $((mtu - 28)) bytes (MTU $mtu)"
+weft_pings h1 $ip4a -M do -s $((mtu - 28)) || bad "don't-fragment ping of $((mtu - 28)) bytes from h1"
 ping -c 1 -W 2 -M do -s $((mtu - 27)) $ip4b >/dev/null 2>&1 && bad "don't-fragment ping of $((mtu - 27)) bytes went through"
-pings - $ip6b -6 -M do -s $((mtu - 48)) || bad "IPv6 ping of $((mtu - 48)) bytes (MTU $mtu)"
+weft_pings - $ip6b -6 -M do -s $((mtu - 48)) || bad "IPv6 ping of $((mtu - 48)) bytes (MTU $mtu)"
 ping -6 -c 1 -W 2 -M do -s $((mtu - 47)) $ip6b >/dev/null 2>&1 && bad "IPv6 ping of $((mtu - 47)) bytes went through"
 rtt=$(ping -c 10 -i 0.2 -q $ip4b 2>&1 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
 echo "ipoib: ping RTT avg ${rtt:-?} ms"
@@ -110,9 +81,9 @@ echo "ipoib: ping RTT avg ${rtt:-?} ms"
 iperf() {
 	local c=$1 s=$2 a=$3 out
 	shift 3
-	on "$s" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+	weft_on "$s" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
 	sleep 0.5
-	out=$(on "$c" timeout 40 iperf3 -c "$a" -p 5201 -t 10 "$@" 2>&1)
+	out=$(weft_on "$c" timeout 40 iperf3 -c "$a" -p 5201 -t 10 "$@" 2>&1)
 	echo "$out" | tail -6
 	grep -q "receiver" <<<"$out" || return 1
 	echo "ipoib: iperf3 $c -> $a $*: $(grep receiver <<<"$out" | tail -1 | grep -o '[0-9.]* [KMG]bits/sec')"
@@ -127,7 +98,7 @@ iperf h1 - $ip4a -u -b 200M || bad "iperf3 UDP h1 -> root"
 # SA round trips, slow on the debug kernel).
 mcast() { # SENDER-HOST SENDER-ADDR RECEIVER-HOST RECEIVER-ADDR
 	rm -f /tmp/mcast.out /tmp/mcast.done
-	on "$3" timeout 40 python3 - "$4" >/tmp/mcast.out 2>&1 <<'PY' &
+	weft_on "$3" timeout 40 python3 - "$4" >/tmp/mcast.out 2>&1 <<'PY' &
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -146,7 +117,7 @@ print("received", n)
 open("/tmp/mcast.done", "w").close()
 PY
 	local rx=$!
-	on "$1" timeout 40 python3 - "$2" <<'PY'
+	weft_on "$1" timeout 40 python3 - "$2" <<'PY'
 import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(sys.argv[1]))
@@ -169,32 +140,42 @@ v() { sed -n "s/^ *$1: //p" <<<"$stats"; }
 [ "$(v tx_multicast)" -gt 0 ] || bad "ethtool -S $A: tx_multicast $(v tx_multicast)"
 [ "$(v tx_packets)" -gt 1000 ] || bad "ethtool -S $A: tx_packets $(v tx_packets)"
 ip -s link show "$A"
+# Checksum offload: the HCA inserted TCP's checksums (the receiver's TCP
+# took them); switched off both ways, the stack computes them again.
+ethtool -k "$A" | grep -qx "	tx-checksum-ip-generic: on" || bad "ethtool -k $A: no tx-checksum-ip-generic"
+ethtool -k "$A" | grep -qx "rx-checksumming: on" || bad "ethtool -k $A: rx-checksumming not on"
+[ "$(v tx_csum_offload)" -gt 100 ] || bad "ethtool -S $A: tx_csum_offload $(v tx_csum_offload)"
+ethtool -K "$A" tx off rx off && weft_on h1 ethtool -K "$B" tx off rx off || bad "ethtool -K tx off rx off"
+before=$(ethtool -S "$A" | sed -n 's/^ *tx_csum_offload: //p')
+iperf - h1 $ip4b -t 3 || bad "iperf3 TCP with checksum offload off"
+[ "$(ethtool -S "$A" | sed -n 's/^ *tx_csum_offload: //p')" = "$before" ] || bad "tx_csum_offload grew with tx off"
+ethtool -K "$A" tx on rx on && weft_on h1 ethtool -K "$B" tx on rx on || bad "ethtool -K tx on rx on"
 
 # Administratively down and up again: carrier follows, the groups are joined
 # again (IPv6 drops its addresses on down: given back).
 ip link set "$A" down && ip link set "$A" up || bad "ip link set $A down/up"
-carrier - "$A" 1 || bad "$A: no carrier after down/up"
+weft_carrier - "$A" 1 || bad "$A: no carrier after down/up"
 ip addr add $ip6a/64 dev "$A" nodad
-pings - $ip4b || bad "ping after down/up"
-pings h1 $ip6a -6 || bad "ping -6 to $ip6a after down/up"
+weft_pings - $ip4b || bad "ping after down/up"
+weft_pings h1 $ip6a -6 || bad "ping -6 to $ip6a after down/up"
 
 # 3. Cable down and up: carrier follows the port, traffic resumes.
 echo 0 >$cfs/cables/c1/up || bad "cutting c1"
-carrier h1 "$B" 0 10 || bad "$B kept its carrier with the cable cut"
+weft_carrier h1 "$B" 0 10 || bad "$B kept its carrier with the cable cut"
 ping -c 1 -W 1 $ip4b >/dev/null 2>&1 && bad "ping through a cut cable"
 echo 1 >$cfs/cables/c1/up || bad "re-making c1"
 weft_wait_active weft1 || bad "weft1 not ACTIVE after the cable came back"
-carrier h1 "$B" 1 || bad "$B: no carrier after the cable came back"
-pings - $ip4b || bad "ping after the cable came back"
-pings h1 $ip6a -6 || bad "ping -6 after the cable came back"
+weft_carrier h1 "$B" 1 || bad "$B: no carrier after the cable came back"
+weft_pings - $ip4b || bad "ping after the cable came back"
+weft_pings h1 $ip6a -6 || bad "ping -6 after the cable came back"
 
 # 4. OpenSM restarted.
 weft_sm_stop
 weft_sm_start weft0
 sleep 3
 weft_wait_active weft0 weft1 || bad "not ACTIVE after the OpenSM restart"
-pings - $ip4b -w 30 || bad "ping after the OpenSM restart"
-pings h1 $ip4a || bad "ping from h1 after the OpenSM restart"
+weft_pings - $ip4b -w 30 || bad "ping after the OpenSM restart"
+weft_pings h1 $ip4a || bad "ping from h1 after the OpenSM restart"
 iperf h1 - $ip4a -t 3 || bad "iperf3 after the OpenSM restart"
 
 # 5. rmmod weft_ipoib under traffic.
@@ -221,8 +202,8 @@ if [ -n "$A" ] && [ -n "$B" ]; then
 	ip link set "$B" netns h1
 	ip addr add $ip4a/24 dev "$A" && ip link set "$A" up
 	weft_on h1 ip addr add $ip4b/24 dev "$B" && weft_on h1 ip link set "$B" up
-	carrier - "$A" 1 && carrier h1 "$B" 1 || bad "no carrier after loading weft_ipoib again"
-	pings - $ip4b || bad "ping after loading weft_ipoib again"
+	weft_carrier - "$A" 1 && weft_carrier h1 "$B" 1 || bad "no carrier after loading weft_ipoib again"
+	weft_pings - $ip4b || bad "ping after loading weft_ipoib again"
 	weft_on h1 ping -f -w 20 $ip4a >/dev/null 2>&1 &
 	flood=$!
 	ping -f -w 20 $ip4b >/dev/null 2>&1 &

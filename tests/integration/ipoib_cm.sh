@@ -22,38 +22,20 @@ sys=/sys/class/infiniband
 cfs=/sys/kernel/config/weft
 ip4a=10.77.0.1 ip4b=10.77.0.2 ip6a=fd77::1 ip6b=fd77::2
 
-on() {
-	local h=$1
-	shift
-	if [ "$h" = - ]; then "$@"; else weft_on "$h" "$@"; fi
-}
-carrier() {
-	local i
-	for i in $(seq 1 $((${4:-30} * 5))); do
-		[ "$(on "$1" cat /sys/class/net/"$2"/carrier 2>/dev/null)" = "$3" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
-pings() {
-	local h=$1 a=$2
-	shift 2
-	on "$h" timeout 25 ping -c 3 -i 0.3 -w 20 "$@" "$a"
-}
 # stat HOST IF NAME: one ethtool -S counter.
-stat() { on "$1" ethtool -S "$2" | sed -n "s/^ *$3: //p"; }
+stat() { weft_on "$1" ethtool -S "$2" | sed -n "s/^ *$3: //p"; }
 # mode HOST IF MODE: switch, then check the mode file.
 mode() {
-	on "$1" sh -c "echo $3 >/sys/class/net/$2/mode" || return 1
-	[ "$(on "$1" cat /sys/class/net/"$2"/mode)" = "$3" ]
+	weft_on "$1" sh -c "echo $3 >/sys/class/net/$2/mode" || return 1
+	[ "$(weft_on "$1" cat /sys/class/net/"$2"/mode)" = "$3" ]
 }
-mtu_of() { on "$1" cat /sys/class/net/"$2"/mtu; }
+mtu_of() { weft_on "$1" cat /sys/class/net/"$2"/mtu; }
 iperf() {
 	local c=$1 s=$2 a=$3 out
 	shift 3
-	on "$s" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+	weft_on "$s" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
 	sleep 0.5
-	out=$(on "$c" timeout 60 iperf3 -c "$a" -p 5201 "$@" 2>&1)
+	out=$(weft_on "$c" timeout 60 iperf3 -c "$a" -p 5201 "$@" 2>&1)
 	echo "$out" | tail -4
 	grep -q "receiver" <<<"$out" || return 1
 	echo "ipoib_cm: iperf3 $c -> $a $*: $(grep receiver <<<"$out" | tail -1 | grep -o '[0-9.]* [KMG]bits/sec')"
@@ -61,16 +43,7 @@ iperf() {
 
 weft_kmemleak_clear
 weft_load weft_hca:hcas=0 || exit 1
-mkdir $cfs/switches/s0 && echo 4 >$cfs/switches/s0/ports && echo 1 >$cfs/switches/s0/enable || bad "switch"
-for h in h0 h1; do
-	mkdir $cfs/hcas/$h && echo 1 >$cfs/hcas/$h/enable || bad "HCA $h"
-done
-cable() {
-	mkdir $cfs/cables/$1 && echo "$2" >$cfs/cables/$1/a && echo "$3" >$cfs/cables/$1/b &&
-		echo 1 >$cfs/cables/$1/up || bad "cable $1: $2 - $3"
-}
-cable c0 weft0:1 weftsw0:1
-cable c1 weft1:1 weftsw0:2
+weft_star 2 || bad "switch, HCAs and cables"
 weft_sm_start weft0
 weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM"
 
@@ -88,8 +61,8 @@ ip link set "$B" netns h1 || bad "moving $B into h1"
 ip addr add $ip4a/24 dev "$A" && ip addr add $ip6a/64 dev "$A" nodad && ip link set "$A" up || bad "$A up"
 weft_on h1 ip addr add $ip4b/24 dev "$B" && weft_on h1 ip addr add $ip6b/64 dev "$B" nodad &&
 	weft_on h1 ip link set "$B" up || bad "$B up"
-carrier - "$A" 1 || bad "$A: no carrier"
-carrier h1 "$B" 1 || bad "$B: no carrier"
+weft_carrier - "$A" 1 || bad "$A: no carrier"
+weft_carrier h1 "$B" 1 || bad "$B: no carrier"
 [ "$(mtu_of - "$A")" = 2044 ] || bad "$A datagram MTU $(mtu_of - "$A")"
 
 # 2. Connected mode on both.
@@ -100,18 +73,18 @@ mode h1 "$B" connected || bad "$B: mode connected"
 ip link set "$A" mtu 65521 2>/dev/null && bad "MTU 65521 accepted"
 
 # 3. Traffic over RC connections.
-pings - $ip4b || bad "ping $ip4b"
-pings h1 $ip4a || bad "ping $ip4a from h1"
-pings - $ip6b -6 || bad "ping -6 $ip6b"
-pings h1 $ip6a -6 || bad "ping -6 $ip6a from h1"
+weft_pings - $ip4b || bad "ping $ip4b"
+weft_pings h1 $ip4a || bad "ping $ip4a from h1"
+weft_pings - $ip6b -6 || bad "ping -6 $ip6b"
+weft_pings h1 $ip6a -6 || bad "ping -6 $ip6a from h1"
 [ "$(stat - "$A" cm_connections)" -ge 1 ] || bad "$A: no connection up: $(ethtool -S "$A" | grep cm_)"
 [ "$(stat h1 "$B" cm_accepts)" -ge 1 ] || bad "$B accepted no connection"
 [ "$(stat - "$A" cm_tx_packets)" -ge 3 ] || bad "$A: nothing sent on a connection"
 [ "$(stat - "$A" cm_rx_packets)" -ge 3 ] || bad "$A: nothing received on a connection"
-pings - $ip4b -M do -s $((65520 - 28)) || bad "don't-fragment ping of $((65520 - 28)) bytes"
-pings h1 $ip4a -M do -s $((65520 - 28)) || bad "don't-fragment ping of $((65520 - 28)) bytes from h1"
+weft_pings - $ip4b -M do -s $((65520 - 28)) || bad "don't-fragment ping of $((65520 - 28)) bytes"
+weft_pings h1 $ip4a -M do -s $((65520 - 28)) || bad "don't-fragment ping of $((65520 - 28)) bytes from h1"
 ping -c 1 -W 2 -M do -s $((65520 - 27)) $ip4b >/dev/null 2>&1 && bad "don't-fragment ping of $((65520 - 27)) went through"
-pings - $ip6b -6 -M do -s $((65520 - 48)) || bad "IPv6 ping of $((65520 - 48)) bytes"
+weft_pings - $ip6b -6 -M do -s $((65520 - 48)) || bad "IPv6 ping of $((65520 - 48)) bytes"
 ping -6 -c 1 -W 2 -M do -s $((65520 - 47)) $ip6b >/dev/null 2>&1 && bad "IPv6 ping of $((65520 - 47)) went through"
 rtt=$(ping -c 10 -i 0.2 -q $ip4b 2>&1 | sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
 echo "ipoib_cm: ping RTT avg ${rtt:-?} ms"
@@ -129,6 +102,8 @@ before=$(stat - "$A" tx_gathered)
 iperf - h1 $ip4b -t 3 || bad "iperf3 TCP with scatter/gather off"
 [ "$(stat - "$A" tx_gathered)" = "$before" ] || bad "tx_gathered grew with scatter/gather off"
 ethtool -K "$A" sg on || bad "ethtool -K $A sg on"
+# The HCA inserted the checksums of connected-mode TCP too.
+[ "$(stat - "$A" tx_csum_offload)" -gt 100 ] || bad "$A: tx_csum_offload $(stat - "$A" tx_csum_offload)"
 # The receivers' pages came back from the stack and were used again.
 [ "$(stat h1 "$B" cm_rx_pages_reused)" -gt 0 ] || bad "$B: no receive page reused"
 [ "$(stat - "$A" cm_rx_pages_reused)" -gt 0 ] || bad "$A: no receive page reused"
@@ -150,9 +125,9 @@ mode h1 "$B" connected || bad "$B: mode connected under traffic"
 wait $load
 tail -4 /tmp/cm-iperf.out
 grep -q receiver /tmp/cm-iperf.out || bad "TCP stream did not survive the mode switches"
-pings - $ip4b || bad "ping after the mode switches"
-pings h1 $ip4a || bad "ping from h1 after the mode switches"
-pings - $ip6b -6 -s 20000 || bad "ping -6 of 20000 bytes after the mode switches"
+weft_pings - $ip4b || bad "ping after the mode switches"
+weft_pings h1 $ip4a || bad "ping from h1 after the mode switches"
+weft_pings - $ip6b -6 -s 20000 || bad "ping -6 of 20000 bytes after the mode switches"
 
 # 5. A datagram-mode peer: no listener, the REQ is refused, datagrams it is.
 mode h1 "$B" datagram || bad "$B: mode datagram"
@@ -164,15 +139,15 @@ ping -c 1 -W 2 -s 3000 $ip4b 2>&1 | grep -q "mtu = 2044" || bad "no ICMP frag ne
 ping -6 -c 1 -W 2 -s 3000 $ip6b 2>&1 | grep -q "mtu=2044" || bad "no ICMPv6 packet too big (mtu 2044) from a large ping"
 [ "$(stat - "$A" cm_too_big)" -ge $((big0 + 2)) ] || bad "cm_too_big did not count both"
 ip route get $ip4b | grep -q "mtu 2044" || bad "no PMTU 2044 towards the datagram peer: $(ip route get $ip4b)"
-pings - $ip4b -s 3000 || bad "3000-byte ping to a datagram peer"
-pings - $ip6b -6 -s 3000 || bad "3000-byte ping -6 to a datagram peer"
+weft_pings - $ip4b -s 3000 || bad "3000-byte ping to a datagram peer"
+weft_pings - $ip6b -6 -s 3000 || bad "3000-byte ping -6 to a datagram peer"
 iperf - h1 $ip4b -t 5 || bad "iperf3 TCP to a datagram peer (PMTU)"
 iperf h1 - $ip4a -t 5 || bad "iperf3 TCP from a datagram peer"
 ethtool -S "$A" | grep cm_
 mode h1 "$B" connected || bad "$B: mode connected again"
 
 # 6. rmmod weft_ipoib with connections up, under traffic.
-pings h1 $ip4a || bad "ping from h1 before unload"
+weft_pings h1 $ip4a || bad "ping from h1 before unload"
 weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1
 sleep 0.5
 timeout 60 iperf3 -c $ip4b -p 5202 -t 30 >/dev/null 2>&1 &

@@ -21,42 +21,14 @@ sys=/sys/class/infiniband
 cfs=/sys/kernel/config/weft
 net=/sys/class/net
 
-on() {
-	local h=$1
-	shift
-	if [ "$h" = - ]; then "$@"; else weft_on "$h" "$@"; fi
-}
-carrier() { # HOST IF WANT [SECONDS]
-	local i
-	for i in $(seq 1 $((${4:-30} * 5))); do
-		[ "$(on "$1" cat $net/"$2"/carrier 2>/dev/null)" = "$3" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
-pings() { # HOST ADDR [ping options]
-	local h=$1 a=$2
-	shift 2
-	on "$h" timeout 25 ping -c 3 -i 0.3 -w 20 "$@" "$a"
-}
 # write HOST FILE VALUE: the error message of the write ("" if it succeeded).
 write() {
-	on "$1" bash -c 'echo "$1" >"$2"' x "$3" "$2" 2>&1 | sed 's/.*: //'
+	weft_on "$1" bash -c 'echo "$1" >"$2"' x "$3" "$2" 2>&1 | sed 's/.*: //'
 }
 
 weft_kmemleak_clear
 weft_load weft_hca:hcas=0 || exit 1
-mkdir $cfs/switches/s0 && echo 4 >$cfs/switches/s0/ports && echo 1 >$cfs/switches/s0/enable || bad "switch"
-for h in h0 h1 h2; do
-	mkdir $cfs/hcas/$h && echo 1 >$cfs/hcas/$h/enable || bad "HCA $h"
-done
-cable() {
-	mkdir $cfs/cables/$1 && echo "$2" >$cfs/cables/$1/a && echo "$3" >$cfs/cables/$1/b &&
-		echo 1 >$cfs/cables/$1/up || bad "cable $1: $2 - $3"
-}
-cable c0 weft0:1 weftsw0:1
-cable c1 weft1:1 weftsw0:2
-cable c2 weft2:1 weftsw0:3
+weft_star 3 || bad "switch, HCAs and cables"
 g0=$(ibstat -p weft0 | head -1)
 g1=$(ibstat -p weft1 | head -1)
 g2=$(ibstat -p weft2 | head -1)
@@ -157,7 +129,7 @@ e=$(write h2 $net/$C/create_child 0x8001)
 weft_on h2 test -e $net/$CC || bad "no $CC in h2 (the parent's namespace)"
 
 addrs() { # HOST IF ADDR
-	on "$1" ip addr add "$3"/24 dev "$2" && on "$1" ip link set "$2" up || bad "$2 up with $3"
+	weft_on "$1" ip addr add "$3"/24 dev "$2" && weft_on "$1" ip link set "$2" up || bad "$2 up with $3"
 }
 addrs - "$A" 10.77.0.1
 addrs h1 "$B" 10.77.0.2
@@ -167,14 +139,14 @@ addrs h1 "$BC" 10.78.0.2
 addrs h2 "$CC" 10.78.0.3
 
 # 3. Traffic.
-carrier - "$A" 1 && carrier h1 "$B" 1 && carrier h2 "$C" 1 || bad "no carrier on the port interfaces"
-carrier - "$AC" 1 || bad "$AC: no carrier"
-carrier h1 "$BC" 1 || bad "$BC: no carrier"
-pings - 10.78.0.2 || bad "ping $AC -> $BC"
-pings h1 10.78.0.1 || bad "ping $BC -> $AC"
-pings h2 10.77.0.1 || bad "ping on the default partition h2 -> $A"
-pings - 10.77.0.3 || bad "ping on the default partition -> h2"
-carrier h2 "$CC" 1 5 && bad "$CC has carrier without 0x8001 in its port's table"
+weft_carrier - "$A" 1 && weft_carrier h1 "$B" 1 && weft_carrier h2 "$C" 1 || bad "no carrier on the port interfaces"
+weft_carrier - "$AC" 1 || bad "$AC: no carrier"
+weft_carrier h1 "$BC" 1 || bad "$BC: no carrier"
+weft_pings - 10.78.0.2 || bad "ping $AC -> $BC"
+weft_pings h1 10.78.0.1 || bad "ping $BC -> $AC"
+weft_pings h2 10.77.0.1 || bad "ping on the default partition h2 -> $A"
+weft_pings - 10.77.0.3 || bad "ping on the default partition -> h2"
+weft_carrier h2 "$CC" 1 5 && bad "$CC has carrier without 0x8001 in its port's table"
 weft_on h2 ping -c 2 -W 1 10.78.0.1 >/dev/null 2>&1 && bad "h2 reached 0x8001 ($AC)"
 weft_on h2 ping -c 2 -W 1 10.78.0.2 >/dev/null 2>&1 && bad "h2 reached 0x8001 ($BC)"
 ping -c 2 -W 1 10.78.0.3 >/dev/null 2>&1 && bad "$CC answered on 0x8001"
@@ -189,11 +161,11 @@ parts "$g0" "$g1" "$g2"
 weft_sm_start weft0 5 "-P /tmp/weft-partitions.conf"
 sleep 3
 weft_wait_active weft0 weft1 weft2 || bad "not ACTIVE after the OpenSM restart"
-carrier h2 "$CC" 1 60 || bad "$CC: no carrier after the SM added 0x8001 ($(cat $sys/weft2/ports/1/pkeys/* | grep -v 0x0000 | tr '\n' ' '))"
-pings h2 10.78.0.1 -w 30 || bad "ping $CC -> $AC after the P_Key was added"
-pings h2 10.78.0.2 || bad "ping $CC -> $BC after the P_Key was added"
-pings h1 10.78.0.1 || bad "ping $BC -> $AC after the OpenSM restart"
-pings h2 10.77.0.1 || bad "ping on the default partition after the OpenSM restart"
+weft_carrier h2 "$CC" 1 60 || bad "$CC: no carrier after the SM added 0x8001 ($(cat $sys/weft2/ports/1/pkeys/* | grep -v 0x0000 | tr '\n' ' '))"
+weft_pings h2 10.78.0.1 -w 30 || bad "ping $CC -> $AC after the P_Key was added"
+weft_pings h2 10.78.0.2 || bad "ping $CC -> $BC after the P_Key was added"
+weft_pings h1 10.78.0.1 || bad "ping $BC -> $AC after the OpenSM restart"
+weft_pings h2 10.77.0.1 || bad "ping on the default partition after the OpenSM restart"
 dmesg | grep "P_Key 0x8001" | tail -4
 
 # 5. Deleting children.
@@ -211,16 +183,16 @@ e=$(write - $net/$A/delete_child 0x8002)
 ip link del ib-r || bad "ip link del ib-r"
 # Under a ping flood, both ways.
 weft_on h1 ip link add link "$B" name "$BC" type ipoib pkey 0x8001 && addrs h1 "$BC" 10.78.0.2
-carrier h1 "$BC" 1 || bad "$BC: no carrier the second time"
+weft_carrier h1 "$BC" 1 || bad "$BC: no carrier the second time"
 # The new child has a new QPN: what the neighbour tables hold is stale.
-if ! pings h1 10.78.0.1; then
+if ! weft_pings h1 10.78.0.1; then
 	bad "ping from the new $BC"
 	ip neigh show dev "$AC"
 	weft_on h1 ip neigh show dev "$BC"
 	ethtool -S "$AC" | grep -E "rx_packets|tx_packets|no_dest|path"
 	weft_on h1 ethtool -S "$BC" | grep -E "rx_packets|tx_packets|no_dest|path|mcast"
 fi
-pings - 10.78.0.2 || bad "ping $BC the second time"
+weft_pings - 10.78.0.2 || bad "ping $BC the second time"
 weft_on h1 ping -f -w 20 10.78.0.1 >/dev/null 2>&1 &
 f1=$!
 ping -f -w 20 10.78.0.2 >/dev/null 2>&1 &
@@ -233,7 +205,7 @@ e=$(timeout 60 sh -c "echo 0x8001 >$net/$A/delete_child" 2>&1)
 echo "ipoib_pkey: two children deleted under a ping flood in $(($(date +%s) - t0)) s"
 [ -e $net/$AC ] && bad "$AC still there"
 wait $f1 $f2 2>/dev/null
-pings h1 10.77.0.1 || bad "the port interfaces after their children went"
+weft_pings h1 10.77.0.1 || bad "the port interfaces after their children went"
 
 # 6. rmmod with children up under traffic.
 echo 0x8001 >$net/$A/create_child && addrs - "$AC" 10.78.0.1
@@ -241,8 +213,8 @@ weft_on h1 ip link add link "$B" name "$BC" type ipoib pkey 0x8001 && addrs h1 "
 write h2 $net/$C/create_child 0x9 >/dev/null
 weft_on h2 test -e $net/$C.0009 || bad "create_child 0x9: no $C.0009"
 weft_expect_on h2 $net/$C.0009/pkey 0x8009 || bad "$C.0009 pkey (full member bit)"
-carrier h1 "$BC" 1 && carrier - "$AC" 1 || bad "no carrier on the children before rmmod"
-pings - 10.78.0.2 || bad "ping before rmmod"
+weft_carrier h1 "$BC" 1 && weft_carrier - "$AC" 1 || bad "no carrier on the children before rmmod"
+weft_pings - 10.78.0.2 || bad "ping before rmmod"
 weft_on h1 ping -f -w 30 10.78.0.1 >/dev/null 2>&1 &
 f1=$!
 ping -f -w 30 10.78.0.2 >/dev/null 2>&1 &
@@ -250,7 +222,7 @@ f2=$!
 sleep 3
 timeout 90 rmmod weft_ipoib || bad "rmmod weft_ipoib with children under traffic"
 for h in - h1 h2; do
-	left=$(on $h ls $net | grep '^ib')
+	left=$(weft_on $h ls $net | grep '^ib')
 	[ -z "$left" ] || bad "left after rmmod in ${h/-/root}: $left"
 done
 kill $f1 $f2 2>/dev/null
@@ -263,7 +235,7 @@ B=$(weft_ib_netdev weft1)
 if [ -n "$B" ]; then
 	echo 0x8001 >$net/$B/create_child || bad "create_child on $B again"
 	ip link set "$B" up && ip link set "$B.8001" up
-	carrier - "$B.8001" 1 || bad "$B.8001: no carrier"
+	weft_carrier - "$B.8001" 1 || bad "$B.8001: no carrier"
 	rmdir $cfs/cables/c1 && timeout 60 rmdir $cfs/hcas/h1 || bad "removing weft1 with a child"
 	[ -e $net/$B.8001 ] && bad "$B.8001 still there after its HCA went"
 	[ -e $net/"$B" ] && bad "$B still there after its HCA went"

@@ -91,8 +91,9 @@ bool Cm::post_locked(TxConn &c, void *skb)
 	}
 	uint32_t len;
 	(void)weft_ipoib_skb_data(skb, &len);
+	verbs::SendWr wr;
 	verbs::Sge sge[Interface::tx_sge];
-	const uint32_t nsge = ifc_.gather(skb, sge);
+	const uint32_t nsge = ifc_.tx_csum(skb, wr) ? ifc_.gather(skb, sge) : 0;
 	if (!nsge) {
 		ifc_.count(ifc_.stats_.tx_dropped);
 		weft_ipoib_skb_free(skb, false);
@@ -100,10 +101,9 @@ bool Cm::post_locked(TxConn &c, void *skb)
 	}
 	const uint32_t idx = c.head % size;
 	c.ring[idx] = TxSlot{skb, len};
-	verbs::SendWr wr;
 	wr.wr_id = (static_cast<uint64_t>(c.gen) << 32) | (c.slot << 16) | idx;
 	wr.opcode = verbs::WrOpcode::Send;
-	wr.send_flags = verbs::send_flag::signaled;
+	wr.send_flags |= verbs::send_flag::signaled;
 	wr.sg = Span<const verbs::Sge>(sge, nsge);
 	if (!c.qp->post_send(wr)) {
 		c.ring[idx] = TxSlot{};
@@ -295,7 +295,7 @@ void Cm::handle_rx(const verbs::Wc &wc)
 			ifc_.count(ifc_.stats_.rx_dropped);
 			return;
 		}
-		weft_ipoib_rx_deliver(ifc_.nd_, skb, len, encap_len, proto, WEFT_IPOIB_RX_HOST);
+		weft_ipoib_rx_deliver(ifc_.nd_, skb, len, encap_len, proto, WEFT_IPOIB_RX_HOST, Interface::rx_csum(wc));
 		return;
 	}
 	RxBuf fresh{};
@@ -308,7 +308,7 @@ void Cm::handle_rx(const verbs::Wc &wc)
 	void *full = b.skb;
 	b = fresh;
 	repost();
-	weft_ipoib_cm_rx_deliver(ifc_.nd_, full, len, proto);
+	weft_ipoib_cm_rx_deliver(ifc_.nd_, full, len, proto, Interface::rx_csum(wc));
 }
 
 int Cm::poll(int budget)

@@ -85,6 +85,26 @@ int Interface::xmit_ud(void *skb, const HwAddr &dst)
 	return 0;
 }
 
+bool Interface::tx_csum(void *skb, verbs::SendWr &wr)
+{
+	uint16_t start, offset;
+	const int r = weft_ipoib_skb_csum(skb, &start, &offset);
+	if (r < 0)
+		return false;
+	if (r > 0) {
+		wr.send_flags |= verbs::send_flag::csum;
+		wr.csum_start = start;
+		wr.csum_offset = offset;
+		count(stats_.tx_csum_offload);
+	}
+	return true;
+}
+
+weft_ipoib_rx_csum Interface::rx_csum(const verbs::Wc &wc)
+{
+	return weft_ipoib_rx_csum{(wc.wc_flags & verbs::wc_flag::csum) != 0, wc.csum};
+}
+
 uint32_t Interface::gather(void *skb, verbs::Sge (&out)[tx_sge])
 {
 	weft_ipoib_sg segs[tx_sge];
@@ -105,8 +125,11 @@ void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 	const uint32_t head = tx_head_;
 	uint32_t len;
 	(void)weft_ipoib_skb_data(skb, &len);
+	verbs::SendWr wr;
+	/* Before the gather: computing a checksum here may move the data. */
+	const bool csum_ok = tx_csum(skb, wr);
 	verbs::Sge sge[tx_sge];
-	const uint32_t nsge = gather(skb, sge);
+	const uint32_t nsge = csum_ok ? gather(skb, sge) : 0;
 	if (head - load(tx_tail_) >= size || !nsge) {
 		count(stats_.tx_dropped);
 		ah->put();
@@ -115,10 +138,9 @@ void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 	}
 	tx_[head % size] = TxSlot{skb, ah, len};
 	__atomic_store_n(&tx_head_, head + 1, __ATOMIC_RELEASE);
-	verbs::SendWr wr;
 	wr.wr_id = head % size;
 	wr.opcode = verbs::WrOpcode::Send;
-	wr.send_flags = verbs::send_flag::signaled;
+	wr.send_flags |= verbs::send_flag::signaled;
 	wr.sg = Span<const verbs::Sge>(sge, nsge);
 	wr.ud.ah = ah;
 	wr.ud.remote_qpn = qpn;
@@ -240,7 +262,7 @@ void Interface::handle_rx(const verbs::Wc &wc)
 	count(stats_.rx_bytes, wc.byte_len - grh_len - encap_len);
 	if (kind != WEFT_IPOIB_RX_HOST)
 		count(stats_.rx_multicast);
-	weft_ipoib_rx_deliver(nd_, got.skb, wc.byte_len, grh_len + encap_len, proto, kind);
+	weft_ipoib_rx_deliver(nd_, got.skb, wc.byte_len, grh_len + encap_len, proto, kind, rx_csum(wc));
 }
 
 int Interface::poll(int budget)

@@ -271,6 +271,11 @@ void weft_ipoib_rx_mode(void *ctx)
 	ifc(ctx)->rx_mode_changed();
 }
 
+bool weft_ipoib_csum_offload(void *ctx)
+{
+	return ifc(ctx)->device().attr().csum_offload;
+}
+
 void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out)
 {
 	ifc(ctx)->get_stats(*out);

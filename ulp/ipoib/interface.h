@@ -123,6 +123,9 @@ private:
 	/* The send SGEs of @skb (NETIF_F_SG): how many, 0 if it could not be made linear. */
 	static constexpr uint32_t tx_sge = 8;
 	uint32_t gather(void *skb, verbs::Sge (&out)[tx_sge]);
+	/* Checksum offload: @wr asks the HCA for the skb's checksum; false to drop it. */
+	bool tx_csum(void *skb, verbs::SendWr &wr);
+	static weft_ipoib_rx_csum rx_csum(const verbs::Wc &wc);
 	Result<void> post_recv(uint32_t idx, bool can_sleep);
 	void handle_rx(const verbs::Wc &wc);
 	void handle_tx(const verbs::Wc &wc);

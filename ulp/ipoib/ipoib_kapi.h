@@ -45,6 +45,7 @@ struct weft_ipoib_stats {
 	uint64_t cm_tx_packets, cm_rx_packets;
 	uint64_t cm_too_big; /* dropped with ICMP: too big for a datagram-only path */
 	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */
+	uint64_t tx_csum_offload;    /* sent with the HCA inserting the checksum */
 	uint64_t cm_rx_pages_reused; /* receive pages used again (counted by shim_mode.c) */
 };
 
@@ -108,17 +109,33 @@ struct weft_ipoib_sg {
  * The number of pieces, or -ENOMEM.  Any context.
  */
 int weft_ipoib_skb_gather(void *skb, struct weft_ipoib_sg *segs, int max);
+/*
+ * Checksum offload (NETIF_F_HW_CSUM) for a packet about to be sent: 1 with
+ * the checksum's start and field offsets from the packet's first byte
+ * (the HCA inserts it), 0 if none is needed or it was just computed here
+ * (odd offsets, which the HCA does not take), -ENOMEM if that failed.
+ */
+int weft_ipoib_skb_csum(void *skb, uint16_t *start, uint16_t *offset);
 /* Free: @consumed for sent packets, else counted by the kernel as a drop. */
 void weft_ipoib_skb_free(void *skb, bool consumed);
 /* A receive buffer of @size bytes (GFP_ATOMIC when !@can_sleep); NULL if none. */
 void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, bool can_sleep, uint8_t **data);
+/*
+ * What the HCA summed of a received message (verbs wc_flag::csum): the
+ * RFC 1071 sum (__wsum) of its bytes from the encapsulation header on.
+ * With NETIF_F_RXCSUM on, the packet goes up CHECKSUM_COMPLETE.
+ */
+struct weft_ipoib_rx_csum {
+	bool valid;
+	uint32_t sum;
+};
 /*
  * Hand a received datagram to the stack (from the poll callback): @len
  * bytes were written, the first @skip (GRH and encapsulation header) are
  * not the packet; @proto the EtherType (host order), @kind WEFT_IPOIB_RX_*.
  */
 void weft_ipoib_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint32_t skip,
-			   uint16_t proto, int kind);
+			   uint16_t proto, int kind, struct weft_ipoib_rx_csum csum);
 
 /*
  * Call @fn for every multicast address of the device (netif_addr_lock_bh
@@ -140,6 +157,8 @@ void weft_ipoib_stop(void *ctx);
 int weft_ipoib_xmit(void *ctx, void *skb, const uint8_t *daddr);
 /* NAPI poll (softirq): work done, at most @budget. */
 int weft_ipoib_poll(void *ctx, int budget);
+/* The HCA inserts and sums checksums (verbs DeviceAttr::csum_offload). */
+bool weft_ipoib_csum_offload(void *ctx);
 /* ndo_set_rx_mode (netif_addr_lock_bh held: must not sleep). */
 void weft_ipoib_rx_mode(void *ctx);
 void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out);
@@ -184,7 +203,8 @@ void *weft_ipoib_cm_rx_alloc(struct weft_ipoib_netdev *nd, bool can_sleep,
  * included, @len > WEFT_IPOIB_CM_HEAD) from the poll callback; the
  * fragments it did not use are freed.
  */
-void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint16_t proto);
+void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint16_t proto,
+			      struct weft_ipoib_rx_csum csum);
 /*
  * Delivered pages are kept (with a reference) to be reused once the
  * stack has let go of them; this puts them back (after the last delivery).

@@ -197,7 +197,8 @@ void *weft_ipoib_cm_rx_alloc(struct weft_ipoib_netdev *nd, bool can_sleep,
 	return skb;
 }
 
-void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint16_t proto)
+void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint16_t proto,
+			      struct weft_ipoib_rx_csum csum)
 {
 	struct net_device *dev = to_dev(nd);
 	struct sk_buff *s = skb;
@@ -232,6 +233,7 @@ void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t 
 	s->protocol = htons(proto);
 	s->dev = dev;
 	s->pkt_type = PACKET_HOST;
+	weft_ipoib_rx_csum_set(s, csum);
 	napi_gro_receive(weft_ipoib_napi_of(dev), s);
 }
 

@@ -16,6 +16,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/stddef.h>
+#include <net/checksum.h>
 
 #include "ipoib_kapi.h"
 #include "shim_priv.h"
@@ -172,7 +173,8 @@ static const struct {
 	WEFT_IPOIB_STAT(path_failures), WEFT_IPOIB_STAT(mcast_joins), WEFT_IPOIB_STAT(mcast_failures),
 	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
 	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
-	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(cm_rx_pages_reused),
+	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(tx_csum_offload),
+	WEFT_IPOIB_STAT(cm_rx_pages_reused),
 };
 static_assert(ARRAY_SIZE(weft_ipoib_stat_names) * sizeof(u64) == sizeof(struct weft_ipoib_stats));
 
@@ -280,6 +282,11 @@ void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, 
 
 	p->ctx = ctx;
 	weft_ipoib_page_cache_init(&p->pages);
+	/* The soft HCA inserts and sums checksums as it copies (verbs csum_offload). */
+	if (weft_ipoib_csum_offload(ctx)) {
+		dev->hw_features |= NETIF_F_HW_CSUM | NETIF_F_RXCSUM;
+		dev->features |= NETIF_F_HW_CSUM | NETIF_F_RXCSUM;
+	}
 	netif_napi_add(dev, &p->napi, weft_ipoib_napi_poll);
 	dev->dev_port = port - 1;
 	dev->dev_id = port - 1;
@@ -420,6 +427,21 @@ int weft_ipoib_skb_gather(void *skb, struct weft_ipoib_sg *segs, int max)
 	return n;
 }
 
+int weft_ipoib_skb_csum(void *skb, uint16_t *start, uint16_t *offset)
+{
+	struct sk_buff *s = skb;
+	int at;
+
+	if (s->ip_summed != CHECKSUM_PARTIAL)
+		return 0;
+	at = skb_checksum_start_offset(s);
+	if (at < 0 || at > 0xfff0 || (at & 1) || (s->csum_offset & 1))
+		return skb_checksum_help(s) ? -ENOMEM : 0;
+	*start = at;
+	*offset = s->csum_offset;
+	return 1;
+}
+
 void weft_ipoib_skb_free(void *skb, bool consumed)
 {
 	if (consumed)
@@ -439,7 +461,7 @@ void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, bool can_
 }
 
 void weft_ipoib_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len, uint32_t skip,
-			   uint16_t proto, int kind)
+			   uint16_t proto, int kind, struct weft_ipoib_rx_csum csum)
 {
 	struct net_device *dev = to_dev(nd);
 	struct sk_buff *s = skb;
@@ -454,6 +476,7 @@ void weft_ipoib_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len
 	s->dev = dev;
 	s->pkt_type = kind == WEFT_IPOIB_RX_BROADCAST ? PACKET_BROADCAST :
 		      kind == WEFT_IPOIB_RX_MULTICAST ? PACKET_MULTICAST : PACKET_HOST;
+	weft_ipoib_rx_csum_set(s, csum);
 	napi_gro_receive(&priv_of(dev)->napi, s);
 }
 

@@ -9,7 +9,10 @@
 
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/checksum.h>
 #include <net/rtnetlink.h>
+
+#include "ipoib_kapi.h"
 
 /*
  * Connected-mode receive pages handed up the stack, oldest first, each
@@ -40,6 +43,19 @@ static inline void *weft_ipoib_ctx_of(const struct net_device *dev)
 static inline struct napi_struct *weft_ipoib_napi_of(struct net_device *dev)
 {
 	return &((struct weft_ipoib_priv *)netdev_priv(dev))->napi;
+}
+
+/*
+ * A received packet (MAC header at the encapsulation header, @s->dev set)
+ * goes up CHECKSUM_COMPLETE: the HCA's sum of the message less the
+ * encapsulation header's 4 bytes (an even count: no byte rotation).
+ */
+static inline void weft_ipoib_rx_csum_set(struct sk_buff *s, struct weft_ipoib_rx_csum csum)
+{
+	if (!csum.valid || !(s->dev->features & NETIF_F_RXCSUM))
+		return;
+	s->csum = csum_sub((__force __wsum)csum.sum, csum_partial(skb_mac_header(s), WEFT_IPOIB_ENCAP_LEN, 0));
+	s->ip_summed = CHECKSUM_COMPLETE;
 }
 
 /* shim_netdev.c */

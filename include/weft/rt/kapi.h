@@ -173,6 +173,14 @@ const void *weft_current_task(void);
 /* --- checksums (shim_crc.c) ---------------------------------------------- */
 /* CRC-32/IEEE, bit-reflected, no pre/post inversion (the kernel's crc32_le). */
 uint32_t weft_crc32_le(uint32_t crc, const void *p, size_t len);
+/*
+ * RFC 1071 Internet checksum sums (the kernel's __wsum: unfolded, 16-bit
+ * words in memory order, @p taken as an even position): of @len bytes at
+ * @p added to @sum (csum_partial); and of @len bytes copied from @src to
+ * @dst in the same pass (csum_partial_copy_nocheck).
+ */
+uint32_t weft_csum(const void *p, size_t len, uint32_t sum);
+uint32_t weft_csum_copy(void *dst, const void *src, size_t len);
 
 /* --- randomness (shim_random.c) ------------------------------------------ */
 /* Not for secrets: fault injection and test decisions (get_random_u32). */

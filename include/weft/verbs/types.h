@@ -160,6 +160,8 @@ struct DeviceAttr {
 	 * HCAs would.
 	 */
 	uint32_t num_comp_vectors = 1;
+	/* send_flag::csum on SENDs, and wc_flag::csum on receives. */
+	bool csum_offload = false;
 	uint32_t comp_vector_base = 0;
 	bool atomic_cap = false; /* IBA 11.2.1.2 "atomic operations: HCA-wide" */
 };
@@ -265,6 +267,8 @@ namespace wc_flag {
 inline constexpr uint32_t grh = 1u << 0;
 inline constexpr uint32_t with_imm = 1u << 1;
 inline constexpr uint32_t with_inv = 1u << 2;
+/* csum holds the Internet checksum sum of the message's bytes (DeviceAttr::csum_offload). */
+inline constexpr uint32_t csum = 1u << 3;
 } // namespace wc_flag
 
 struct Wc {
@@ -283,6 +287,13 @@ struct Wc {
 	uint8_t sl = 0;
 	uint8_t dlid_path_bits = 0;
 	uint8_t port_num = 0;
+	/*
+	 * With wc_flag::csum (receives): the RFC 1071 ones' complement sum,
+	 * unfolded, of the bytes the message placed, first byte at an even
+	 * position, 16-bit words in memory order (the kernel's __wsum; what
+	 * CHECKSUM_COMPLETE wants), taken by the HCA as it copied them.
+	 */
+	uint32_t csum = 0;
 };
 
 /* A scatter/gather element: lkey names a memory region of the same PD. */
@@ -310,6 +321,14 @@ inline constexpr uint32_t fence = 1u << 0;
 inline constexpr uint32_t signaled = 1u << 1;
 inline constexpr uint32_t solicited = 1u << 2;
 inline constexpr uint32_t inline_data = 1u << 3;
+/*
+ * Checksum offload (DeviceAttr::csum_offload), SEND only: the HCA sums
+ * the message's bytes from csum_start to the end (RFC 1071), the 16 bits
+ * at csum_start + csum_offset included, and puts the complement of the
+ * folded sum (0xffff for 0) there in the message as sent, as Linux's
+ * CHECKSUM_PARTIAL asks of a NIC.  Both offsets even.
+ */
+inline constexpr uint32_t csum = 1u << 4;
 } // namespace send_flag
 
 class Ah;
@@ -322,6 +341,7 @@ struct SendWr {
 	Span<const Sge> sg;
 	uint32_t imm_data = 0;	   /* host order, for *WithImm */
 	uint32_t invalidate_rkey = 0; /* SendWithInv, LocalInv */
+	uint16_t csum_start = 0, csum_offset = 0; /* send_flag::csum */
 	struct {
 		uint64_t remote_addr = 0;
 		uint32_t rkey = 0;
