@@ -81,8 +81,9 @@ def main():
         out = hmp(sock, "info registers -a")
         for block in out.split("CPU#")[1:]:
             m, c = rip_re.search(block), cpl_re.search(block)
+            cpu = block.split()[0] if block.split() else "?"
             if m:
-                pcs.append((int(m.group(1), 16), c.group(1) if c else "?"))
+                pcs.append((int(m.group(1), 16), c.group(1) if c else "?", cpu))
         time.sleep(a.interval)
     sock.close()
 
@@ -101,21 +102,30 @@ def main():
     addrs = [s[0] for s in syms]
     per_sym = collections.Counter()
     per_mod = collections.Counter()
-    for pc, cpl in pcs:
+    per_cpu = collections.Counter()
+    per_cpu_sym = collections.defaultdict(collections.Counter)
+    for pc, cpl, cpu in pcs:
         if cpl == "3":
-            per_sym["[user]"] += 1
-            per_mod["user"] += 1
-            continue
-        i = bisect.bisect_right(addrs, pc) - 1
-        name, mod = (syms[i][1], syms[i][2]) if i >= 0 else ("?", "?")
+            name, mod = "[user]", "user"
+        else:
+            i = bisect.bisect_right(addrs, pc) - 1
+            name, mod = (syms[i][1], syms[i][2]) if i >= 0 else ("?", "?")
+        idle = name in ("native_safe_halt", "default_idle", "default_idle_call")
         per_sym[f"{name} [{mod}]"] += 1
         per_mod[mod] += 1
+        per_cpu[(cpu, "idle" if idle else mod)] += 1
+        per_cpu_sym[cpu][f"{name} [{mod}]"] += 1
     n = len(pcs)
     print(f"sample-pc: {n} samples")
     for mod, k in per_mod.most_common():
         print(f"MOD {100.0 * k / n:5.1f}% {k:6d} {mod}")
+    for (cpu, what), k in sorted(per_cpu.items()):
+        print(f"CPU{cpu} {100.0 * k / n:5.1f}% {k:6d} {what}")
     for sym, k in per_sym.most_common(a.top):
         print(f"SYM {100.0 * k / n:5.1f}% {k:6d} {sym}")
+    for cpu in sorted(per_cpu_sym):
+        for sym, k in per_cpu_sym[cpu].most_common(a.top // 3):
+            print(f"CPU{cpu}-SYM {100.0 * k / n:5.1f}% {k:6d} {sym}")
 
 
 if __name__ == "__main__":
