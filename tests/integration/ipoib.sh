@@ -7,7 +7,8 @@
 #      byte over; iperf3 TCP and UDP both ways; IP multicast both ways;
 #      checksum offload used, and TCP without it.
 #   3. Cable down/up: carrier drops and returns, traffic resumes.
-#   4. OpenSM restarted: traffic resumes.
+#   4. OpenSM restarted: traffic resumes; then with a 4 KiB broadcast group:
+#      MTU 4092, DF pings at the limit and one byte over, iperf3.
 #   5. rmmod weft_ipoib during traffic: interfaces gone, no splat, no leak.
 #   6. weft_ipoib again; the HCA removed under traffic (its interface goes
 #      with it, from inside the namespace too); then everything unloads.
@@ -177,6 +178,21 @@ weft_wait_active weft0 weft1 || bad "not ACTIVE after the OpenSM restart"
 weft_pings - $ip4b -w 30 || bad "ping after the OpenSM restart"
 weft_pings h1 $ip4a || bad "ping from h1 after the OpenSM restart"
 iperf h1 - $ip4a -t 3 || bad "iperf3 after the OpenSM restart"
+# Again with the broadcast group at IB MTU 4096 (partitions.conf mtu=5):
+# UD MTU 4092 (DF pings at the limit and one over), and the receive
+# buffers sized for 2 KiB before are replaced by larger ones.
+echo "Default=0x7fff, ipoib, mtu=5 : ALL=full;" >/tmp/ipoib-4k.conf
+weft_sm_stop
+weft_sm_start weft0 5 "-P /tmp/ipoib-4k.conf"
+ok4k=
+for _ in $(seq 1 150); do
+	ip link set "$A" mtu 4092 2>/dev/null && weft_on h1 ip link set "$B" mtu 4092 2>/dev/null && { ok4k=1; break; }
+	sleep 0.2
+done
+[ -n "$ok4k" ] || bad "MTU 4092 refused under a 4 KiB broadcast group (max $(ip -d link show "$A" | grep -o 'maxmtu [0-9]*'))"
+weft_pings - $ip4b -w 30 -M do -s $((4092 - 28)) || bad "don't-fragment ping of $((4092 - 28)) bytes"
+ping -c 1 -W 2 -M do -s $((4092 - 27)) $ip4b >/dev/null 2>&1 && bad "don't-fragment ping of $((4092 - 27)) went through"
+iperf - h1 $ip4b -t 3 || bad "iperf3 at MTU 4092"
 
 # 5. rmmod weft_ipoib under traffic.
 weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1

@@ -287,7 +287,7 @@ void Cm::handle_rx(const verbs::Wc &wc)
 	ifc_.count(ifc_.stats_.cm_rx_packets);
 	if (len <= WEFT_IPOIB_CM_HEAD) {
 		uint8_t *data;
-		void *skb = weft_ipoib_rx_alloc(ifc_.nd_, len, false, &data);
+		void *skb = weft_ipoib_rx_alloc(ifc_.nd_, len, &data);
 		if (skb)
 			__builtin_memcpy(data, b.sg[0].addr, len);
 		repost();

@@ -153,7 +153,7 @@ Result<void> Interface::qp_ready(uint32_t qkey)
 	namespace qa = verbs::qp_attr;
 	WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state | qa::pkey_index | qa::port | qa::qkey));
 	for (uint32_t i = 0; i < rx_.size(); i++)
-		WEFT_TRY(post_recv(i, true));
+		WEFT_TRY(post_recv(i));
 	at.state = verbs::QpState::Rtr;
 	WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state));
 	at.state = verbs::QpState::Rts;

@@ -191,11 +191,11 @@ void Interface::handle_tx(const verbs::Wc &wc)
 		weft_ipoib_wake_queue(nd_);
 }
 
-Result<void> Interface::post_recv(uint32_t idx, bool can_sleep)
+Result<void> Interface::post_recv(uint32_t idx)
 {
 	RxSlot &s = rx_[idx];
 	if (!s.skb) {
-		s.skb = weft_ipoib_rx_alloc(nd_, rx_buf_size_, can_sleep, &s.data);
+		s.skb = weft_ipoib_rx_alloc(nd_, rx_buf_size_, &s.data);
 		if (!s.skb)
 			return Error(err::ENOMEM);
 	}
@@ -225,7 +225,7 @@ void Interface::handle_rx(const verbs::Wc &wc)
 		return;
 	}
 	auto repost = [&]() {
-		if (!post_recv(idx, false))
+		if (!post_recv(idx))
 			count(stats_.rx_errors);
 	};
 	if (wc.byte_len < grh_len + encap_len || wc.byte_len > rx_buf_size_) {
@@ -249,7 +249,7 @@ void Interface::handle_rx(const verbs::Wc &wc)
 	}
 	const uint16_t proto = hdr->type.get();
 	uint8_t *fresh_data;
-	void *fresh = weft_ipoib_rx_alloc(nd_, rx_buf_size_, false, &fresh_data);
+	void *fresh = weft_ipoib_rx_alloc(nd_, rx_buf_size_, &fresh_data);
 	if (!fresh) {
 		/* No new buffer: this one goes back, the packet is lost. */
 		count(stats_.rx_dropped);

@@ -126,7 +126,7 @@ private:
 	/* Checksum offload: @wr asks the HCA for the skb's checksum; false to drop it. */
 	bool tx_csum(void *skb, verbs::SendWr &wr);
 	static weft_ipoib_rx_csum rx_csum(const verbs::Wc &wc);
-	Result<void> post_recv(uint32_t idx, bool can_sleep);
+	Result<void> post_recv(uint32_t idx);
 	void handle_rx(const verbs::Wc &wc);
 	void handle_tx(const verbs::Wc &wc);
 	void free_rings();

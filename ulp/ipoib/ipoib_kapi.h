@@ -118,8 +118,8 @@ int weft_ipoib_skb_gather(void *skb, struct weft_ipoib_sg *segs, int max);
 int weft_ipoib_skb_csum(void *skb, uint16_t *start, uint16_t *offset);
 /* Free: @consumed for sent packets, else counted by the kernel as a drop. */
 void weft_ipoib_skb_free(void *skb, bool consumed);
-/* A receive buffer of @size bytes (GFP_ATOMIC when !@can_sleep); NULL if none. */
-void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, bool can_sleep, uint8_t **data);
+/* A receive buffer of @size bytes (atomic: the page-fragment cache); NULL if none. */
+void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, uint8_t **data);
 /*
  * What the HCA summed of a received message (verbs wc_flag::csum): the
  * RFC 1071 sum (__wsum) of its bytes from the encapsulation header on.

@@ -450,12 +450,27 @@ void weft_ipoib_skb_free(void *skb, bool consumed)
 		dev_kfree_skb_any(skb);
 }
 
-void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, bool can_sleep, uint8_t **data)
+/*
+ * From the page-fragment cache with build_skb, whatever the size: a 4 KiB
+ * MTU's buffer would otherwise be a kmalloc of 8 KiB that Debian's
+ * init_on_alloc zeroes every time.
+ */
+void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, uint8_t **data)
 {
-	struct sk_buff *skb = __netdev_alloc_skb(to_dev(nd), size, can_sleep ? GFP_KERNEL : GFP_ATOMIC);
+	unsigned int len = SKB_DATA_ALIGN(NET_SKB_PAD + size) + SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *buf;
 
-	if (!skb)
+	buf = netdev_alloc_frag(len);
+	if (!buf)
 		return NULL;
+	skb = build_skb(buf, len);
+	if (!skb) {
+		skb_free_frag(buf);
+		return NULL;
+	}
+	skb_reserve(skb, NET_SKB_PAD);
+	skb->dev = to_dev(nd);
 	*data = skb->data;
 	return skb;
 }
