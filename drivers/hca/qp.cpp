@@ -639,9 +639,15 @@ Result<void> SoftQp::transmit(PacketSpec &s)
 		size_t pad = (4 - s.fill_len % 4) % 4;
 		buf->ref = Payload{ConstBytes(), s.fill, s.fill_ctx, s.fill_len * s.burst, 0};
 		buf->ref_at = static_cast<uint32_t>(len - 6 - pad - s.fill_len);
-		buf->from = cur_;
 		buf->burst = s.burst;
 	}
+	/*
+	 * Every packet of an engine run says so, not only those by reference:
+	 * an ACK from a responder run inline in its requester's transmit then
+	 * goes on that run's list and is taken in the same context, instead
+	 * of through the engine's work item (a worker wakeup per message).
+	 */
+	buf->from = cur_;
 	PortCounters::bump(s.dlid >= 0xc000 && s.dlid != 0xffff ? p->counters.multicast_xmit
 								 : p->counters.unicast_xmit, s.burst);
 	p->transmit(move(buf));

@@ -5,7 +5,8 @@
 #   1. The netdevs: type, address, broadcast, MTU, carrier, ethtool.
 #   2. ping and ping -6 both ways; don't-fragment pings at the MTU and one
 #      byte over; iperf3 TCP and UDP both ways; IP multicast both ways;
-#      checksum offload used, and TCP without it.
+#      GRO merges the received TCP segments; checksum offload used, and
+#      TCP without it.
 #   3. Cable down/up: carrier drops and returns, traffic resumes.
 #   4. OpenSM restarted: traffic resumes; then with a 4 KiB broadcast group:
 #      MTU 4092, DF pings at the limit and one byte over, iperf3.
@@ -89,7 +90,16 @@ iperf() {
 	grep -q "receiver" <<<"$out" || return 1
 	echo "ipoib: iperf3 $c -> $a $*: $(grep receiver <<<"$out" | tail -1 | grep -o '[0-9.]* [KMG]bits/sec')"
 }
+# GRO: the receiver merges TCP segments into far fewer IP packets than
+# the link delivered.  It compares hard_header_len bytes of MAC header per
+# flow, so a received packet's MAC header must be that long.
+ip_in() { weft_on h1 awk '/^Ip: [0-9]/ { print $4 }' /proc/net/snmp; }
+link_in() { weft_on h1 cat /sys/class/net/"$B"/statistics/rx_packets; }
+ip0=$(ip_in) rx0=$(link_in)
 iperf - h1 $ip4b || bad "iperf3 TCP root -> h1"
+ip1=$(ip_in) rx1=$(link_in)
+echo "ipoib: GRO: $((rx1 - rx0)) packets received, $((ip1 - ip0)) IP packets up the stack"
+[ $(((ip1 - ip0) * 4)) -lt $(((rx1 - rx0) * 3)) ] || bad "GRO merged less than a quarter of the packets"
 iperf h1 - $ip4a || bad "iperf3 TCP h1 -> root"
 iperf - h1 $ip4b -u -b 200M || bad "iperf3 UDP root -> h1"
 iperf h1 - $ip4a -u -b 200M || bad "iperf3 UDP h1 -> root"

@@ -226,10 +226,7 @@ void weft_ipoib_cm_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t 
 		used = i + 1;
 	}
 	sh->nr_frags = used;
-	/* The encapsulation header is this link's MAC header. */
-	skb_reset_mac_header(s);
-	skb_pull(s, WEFT_IPOIB_ENCAP_LEN);
-	skb_reset_network_header(s);
+	weft_ipoib_rx_link_header(s);
 	s->protocol = htons(proto);
 	s->dev = dev;
 	s->pkt_type = PACKET_HOST;

@@ -483,10 +483,7 @@ void weft_ipoib_rx_deliver(struct weft_ipoib_netdev *nd, void *skb, uint32_t len
 
 	skb_put(s, len);
 	skb_pull(s, skip - WEFT_IPOIB_ENCAP_LEN);
-	/* The encapsulation header is this link's MAC header (packet sockets see it). */
-	skb_reset_mac_header(s);
-	skb_pull(s, WEFT_IPOIB_ENCAP_LEN);
-	skb_reset_network_header(s);
+	weft_ipoib_rx_link_header(s);
 	s->protocol = htons(proto);
 	s->dev = dev;
 	s->pkt_type = kind == WEFT_IPOIB_RX_BROADCAST ? PACKET_BROADCAST :

@@ -46,15 +46,33 @@ static inline struct napi_struct *weft_ipoib_napi_of(struct net_device *dev)
 }
 
 /*
- * A received packet (MAC header at the encapsulation header, @s->dev set)
- * goes up CHECKSUM_COMPLETE: the HCA's sum of the message less the
+ * A received packet's link header, with @s->data at its encapsulation
+ * header: a zeroed pseudo header goes in front, so that the MAC header is
+ * hard_header_len bytes long as on transmit.  GRO compares that many
+ * bytes from the MAC header to tell flows apart; with the 4-byte header
+ * alone it would compare the IP header too (its id and checksum differ in
+ * every packet) and never merge anything.
+ */
+static inline void weft_ipoib_rx_link_header(struct sk_buff *s)
+{
+	memset(skb_push(s, WEFT_IPOIB_PSEUDO_LEN), 0, WEFT_IPOIB_PSEUDO_LEN);
+	skb_reset_mac_header(s);
+	skb_pull(s, WEFT_IPOIB_PSEUDO_LEN + WEFT_IPOIB_ENCAP_LEN);
+	skb_reset_network_header(s);
+}
+
+/*
+ * A received packet (link header set by weft_ipoib_rx_link_header, @s->dev
+ * set) goes up CHECKSUM_COMPLETE: the HCA's sum of the message less the
  * encapsulation header's 4 bytes (an even count: no byte rotation).
  */
 static inline void weft_ipoib_rx_csum_set(struct sk_buff *s, struct weft_ipoib_rx_csum csum)
 {
+	const u8 *encap = skb_mac_header(s) + WEFT_IPOIB_PSEUDO_LEN;
+
 	if (!csum.valid || !(s->dev->features & NETIF_F_RXCSUM))
 		return;
-	s->csum = csum_sub((__force __wsum)csum.sum, csum_partial(skb_mac_header(s), WEFT_IPOIB_ENCAP_LEN, 0));
+	s->csum = csum_sub((__force __wsum)csum.sum, csum_partial(encap, WEFT_IPOIB_ENCAP_LEN, 0));
 	s->ip_summed = CHECKSUM_COMPLETE;
 }
 

@@ -170,6 +170,32 @@ void handlers_never_run_inside_post(Test &t)
 	WEFT_EXPECT_OK(t, c.b.ctx->destroy_cq(cq.value()));
 }
 
+/*
+ * The responder runs inline in the requester's transmit, and its ACK is
+ * taken in the same context before post_send returns: an RC SEND is
+ * complete at once, with no worker woken per message (IPoIB's connected
+ * mode sends one 64 KiB message per packet).
+ */
+void acks_taken_inside_post(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	static uint8_t msg[2048], rbuf[8][2048];
+	for (auto &r : rbuf)
+		WEFT_ASSERT_OK(t, post_recv(c.b, r, sizeof(r)));
+	for (int i = 0; i < 8; i++) {
+		msg[0] = static_cast<uint8_t>(i);
+		WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, msg, sizeof(msg), 0, 0));
+		Wc wc;
+		/* One look, no waiting. */
+		WEFT_ASSERT_EQ(t, c.a.cq->poll(Span<Wc>(&wc, 1)), size_t(1));
+		WEFT_EXPECT_EQ(t, static_cast<int>(wc.status), static_cast<int>(WcStatus::Success));
+		WEFT_ASSERT_EQ(t, c.b.cq->poll(Span<Wc>(&wc, 1)), size_t(1));
+		WEFT_EXPECT_EQ(t, wc.byte_len, uint32_t(sizeof(msg)));
+		WEFT_EXPECT_EQ(t, rbuf[i][0], static_cast<uint8_t>(i));
+	}
+}
+
 struct FatalFixture {
 	Pair c;
 	Events qp_ev, dev_ev;
@@ -218,4 +244,5 @@ void qp_fatal_on_cq_overrun(Test &t)
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_fastpath, WEFT_CASE(one_copy_in_host), WEFT_CASE(observed_packets_are_materialized),
-		WEFT_CASE(handlers_never_run_inside_post), WEFT_CASE(qp_fatal_on_cq_overrun));
+		WEFT_CASE(handlers_never_run_inside_post), WEFT_CASE(acks_taken_inside_post),
+		WEFT_CASE(qp_fatal_on_cq_overrun));

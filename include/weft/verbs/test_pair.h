@@ -179,6 +179,13 @@ struct Events final : EventHandler {
 	int count[32] = {};
 	void handle(const Event &e) override { __atomic_fetch_add(&count[int(e.type) & 31], 1, __ATOMIC_RELAXED); }
 	int seen(EventType t) const { return __atomic_load_n(&count[int(t)], __ATOMIC_RELAXED); }
+	/* Events are raised from the engine's work item: they may come after the completions. */
+	bool wait_seen(EventType t, int n, unsigned int ms) const
+	{
+		for (unsigned int i = 0; seen(t) < n && i < ms; i++)
+			weft_msleep(1);
+		return seen(t) >= n;
+	}
 	/* Events are asynchronous (IBA 11.6.3): wait up to 5 s for @want of them. */
 	bool wait(EventType t, int want) const
 	{
