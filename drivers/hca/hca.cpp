@@ -3,6 +3,7 @@
 #include <weft/log.h>
 
 #include "crc.h"
+#include "lso.h"
 #include "hca.h"
 #include "pma.h"
 #include "qp.h"
@@ -50,6 +51,7 @@ verbs::DeviceAttr hca_attr()
 	a.local_ca_ack_delay = 15;
 	a.atomic_cap = true;
 	a.csum_offload = true;
+	a.max_lso = lso::max_payload;
 	return a;
 }
 } // namespace

@@ -5,6 +5,7 @@
  */
 #include <weft/log.h>
 
+#include "lso.h"
 #include "qp.h"
 
 namespace weft::hca {
@@ -191,6 +192,10 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 		break;
 	case WrOpcode::LocalInv:
 		break;
+	case WrOpcode::Lso:
+		if (type != QpType::Ud)
+			return Error(err::EINVAL);
+		break;
 	default:
 		return Error(err::EINVAL);
 	}
@@ -209,7 +214,9 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 		if (w.length != 8 || (wr.atomic.remote_addr & 7))
 			return Error(err::EINVAL);
 	}
-	if (wr.send_flags & verbs::send_flag::csum) {
+	if (wr.opcode == WrOpcode::Lso) {
+		WEFT_TRY(lso::check(wr, w.length));
+	} else if (wr.send_flags & verbs::send_flag::csum) {
 		/* Checksum offload: SENDs, even offsets, the field inside the message. */
 		const uint32_t field = uint32_t(wr.csum_start) + wr.csum_offset;
 		if ((wr.opcode != WrOpcode::Send && wr.opcode != WrOpcode::SendWithImm) ||
@@ -484,6 +491,8 @@ static WcOpcode wc_opcode(WrOpcode op)
 		return WcOpcode::RegMr;
 	case WrOpcode::LocalInv:
 		return WcOpcode::LocalInv;
+	case WrOpcode::Lso:
+		return WcOpcode::Lso;
 	default:
 		return WcOpcode::Send;
 	}

@@ -185,6 +185,9 @@ private:
 
 	/* ud.cpp */
 	verbs::WcStatus ud_send(SendWqe &w);
+	verbs::WcStatus ud_send_lso(SendWqe &w);
+	void ud_spec(const SendWqe &w, PacketSpec &s);
+	verbs::WcStatus ud_transmit(PacketSpec &s);
 	void ud_receive(const Packet &p, PacketBuf &buf);
 
 	/* rc_requester.cpp (RC and UC) */
@@ -292,6 +295,8 @@ struct SgFill {
 	uint32_t msg_len = 0;
 };
 Result<void> sg_fill(void *sg_fill_ctx, size_t off, Bytes dst, CsumAcc *acc);
+/* The Internet checksum sum of [off, off + len) of the list, its first byte taken as even. */
+Result<uint32_t> sg_sum(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, size_t len);
 /* The SgFill of a send WQE's gather list (its checksum request included). */
 SgFill sg_fill_of(verbs::Device &dev, verbs::Pd &pd, const SendWqe &w);
 

@@ -96,19 +96,24 @@ SgFill sg_fill_of(verbs::Device &dev, verbs::Pd &pd, const SendWqe &w)
 	return f;
 }
 
+Result<uint32_t> sg_sum(verbs::Device &dev, verbs::Pd &pd, SgRef sg, size_t off, size_t len)
+{
+	uint32_t sum = 0;
+	WEFT_TRY(sg_walk(dev, pd, sg, off, len, [&](verbs::Mr &mr, uint64_t va, size_t done, size_t n) {
+		return mr.walk(va, n, 0, [&](uint8_t *p, size_t at, size_t k) -> Result<void> {
+			sum = csum::add_at(sum, weft_csum(p, k, 0), done + at);
+			return ok();
+		});
+	}));
+	return sum;
+}
+
 namespace {
 
 /* The sender's own insertion, into a packet it fills: sum [start, end) of its memory. */
 Result<void> insert_into(const SgFill &f, size_t at, Bytes dst)
 {
-	uint32_t sum = 0;
-	WEFT_TRY(sg_walk(*f.dev, *f.pd, f.sg, f.ins.start, f.msg_len - f.ins.start,
-			 [&](verbs::Mr &mr, uint64_t va, size_t done, size_t n) {
-				 return mr.walk(va, n, 0, [&](uint8_t *p, size_t off, size_t k) -> Result<void> {
-					 sum = csum::add_at(sum, weft_csum(p, k, 0), done + off);
-					 return ok();
-				 });
-			 }));
+	const uint32_t sum = WEFT_TRY(sg_sum(*f.dev, *f.pd, f.sg, f.ins.start, f.msg_len - f.ins.start));
 	const uint16_t v = csum::field_value(sum);
 	const uint8_t *vb = reinterpret_cast<const uint8_t *>(&v);
 	for (uint32_t i = 0; i < 2; i++)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unreliable Datagram, and QP0/QP1 which use it (IBA 9.8, 10.2.5). */
+#include "lso.h"
 #include "qp.h"
 
 namespace weft::hca {
@@ -8,13 +9,10 @@ using verbs::QpType;
 using verbs::WcStatus;
 
 
-/* IBA 9.8.2: one packet per message, DETH carries Q_Key and source QP. */
-WcStatus SoftQp::ud_send(SendWqe &w)
+/* IBA 9.8.2: the headers of a UD SEND; DETH carries Q_Key and source QP. */
+void SoftQp::ud_spec(const SendWqe &w, PacketSpec &s)
 {
-	if (w.length > mtu_bytes())
-		return WcStatus::LocLenErr;
 	const verbs::Ah &ah = *w.wr.ud.ah;
-	PacketSpec s;
 	bool imm = w.wr.opcode == verbs::WrOpcode::SendWithImm;
 	s.opcode = iba::opcode(iba::Transport::Ud, imm ? iba::op::SendOnlyImm : iba::op::SendOnly);
 	s.se = w.wr.send_flags & verbs::send_flag::solicited;
@@ -31,6 +29,27 @@ WcStatus SoftQp::ud_send(SendWqe &w)
 	/* IBA 10.2.5: a Q_Key with the high bit set means "use the QP's". */
 	s.qkey = (w.wr.ud.remote_qkey & 0x80000000u) ? attr_.qkey : w.wr.ud.remote_qkey;
 	s.sqp = qpn;
+}
+
+WcStatus SoftQp::ud_transmit(PacketSpec &s)
+{
+	auto r = transmit(s);
+	if (!r)
+		return r.error().code() == err::EACCES || r.error().code() == err::EFAULT
+			       ? WcStatus::LocProtErr
+			       : WcStatus::LocQpOpErr;
+	return WcStatus::Success;
+}
+
+/* IBA 9.8.2: one packet per message. */
+WcStatus SoftQp::ud_send(SendWqe &w)
+{
+	if (w.wr.opcode == verbs::WrOpcode::Lso)
+		return ud_send_lso(w);
+	if (w.length > mtu_bytes())
+		return WcStatus::LocLenErr;
+	PacketSpec s;
+	ud_spec(w, s);
 	SgFill g = sg_fill_of(hca, pd, w);
 	/* IBA 10.7.3.1: the gather list is checked here, so its errors stay local. */
 	if (!sg_check(hca, pd, g.sg, 0, w.length))
@@ -38,11 +57,35 @@ WcStatus SoftQp::ud_send(SendWqe &w)
 	s.fill = sg_fill;
 	s.fill_ctx = &g;
 	s.fill_len = w.length;
-	auto r = transmit(s);
-	if (!r)
-		return r.error().code() == err::EACCES || r.error().code() == err::EFAULT
-			       ? WcStatus::LocProtErr
-			       : WcStatus::LocQpOpErr;
+	return ud_transmit(s);
+}
+
+/* Large send offload (lso.h): a packet per MSS, each with the segment's headers. */
+WcStatus SoftQp::ud_send_lso(SendWqe &w)
+{
+	const uint32_t mss = w.wr.lso.mss;
+	if (w.wr.lso.hlen + min(mss, w.length) > mtu_bytes())
+		return WcStatus::LocLenErr;
+	lso::Fill f;
+	f.data = SgFill{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
+	if (!sg_check(hca, pd, f.data.sg, 0, w.length))
+		return WcStatus::LocProtErr;
+	const uint32_t n = lso::packets(w.length, mss);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t len = min(mss, w.length - i * mss);
+		lso::make_header(w.wr, i, n, len, w.length, f);
+		f.data.msg_len = len;
+		PacketSpec s;
+		ud_spec(w, s);
+		/* Each its own message: only the last may ask for an event. */
+		s.se = s.se && i + 1 == n;
+		s.fill = lso::fill;
+		s.fill_ctx = &f;
+		s.fill_len = f.hlen + len;
+		const WcStatus st = ud_transmit(s);
+		if (st != WcStatus::Success)
+			return st;
+	}
 	return WcStatus::Success;
 }
 

@@ -5,8 +5,8 @@
 #   1. The netdevs: type, address, broadcast, MTU, carrier, ethtool.
 #   2. ping and ping -6 both ways; don't-fragment pings at the MTU and one
 #      byte over; iperf3 TCP and UDP both ways; IP multicast both ways;
-#      GRO merges the received TCP segments; checksum offload used, and
-#      TCP without it.
+#      GRO merges the received TCP segments; checksum and segmentation
+#      offloads used, and TCP without them.
 #   3. Cable down/up: carrier drops and returns, traffic resumes.
 #   4. OpenSM restarted: traffic resumes; then with a 4 KiB broadcast group:
 #      MTU 4092, DF pings at the limit and one byte over, iperf3.
@@ -156,11 +156,19 @@ ip -s link show "$A"
 ethtool -k "$A" | grep -qx "	tx-checksum-ip-generic: on" || bad "ethtool -k $A: no tx-checksum-ip-generic"
 ethtool -k "$A" | grep -qx "rx-checksumming: on" || bad "ethtool -k $A: rx-checksumming not on"
 [ "$(v tx_csum_offload)" -gt 100 ] || bad "ethtool -S $A: tx_csum_offload $(v tx_csum_offload)"
+# Segmentation offload: TCP handed over 64 KiB packets, the HCA cut them
+# into datagrams (the GRO check above saw them arrive as segments).
+ethtool -k "$A" | grep -qx "	tx-tcp-segmentation: on" || bad "ethtool -k $A: no tx-tcp-segmentation"
+[ "$(v tx_lso)" -gt 100 ] || bad "ethtool -S $A: tx_lso $(v tx_lso)"
 ethtool -K "$A" tx off rx off && weft_on h1 ethtool -K "$B" tx off rx off || bad "ethtool -K tx off rx off"
-before=$(ethtool -S "$A" | sed -n 's/^ *tx_csum_offload: //p')
+now() { ethtool -S "$A" | sed -n "s/^ *$1: //p"; }
+before=$(now tx_csum_offload) before_lso=$(now tx_lso)
 iperf - h1 $ip4b -t 3 || bad "iperf3 TCP with checksum offload off"
-[ "$(ethtool -S "$A" | sed -n 's/^ *tx_csum_offload: //p')" = "$before" ] || bad "tx_csum_offload grew with tx off"
+[ "$(now tx_csum_offload)" = "$before" ] || bad "tx_csum_offload grew with tx off"
+# TSO needs the checksum offload: the kernel took it away too.
+[ "$(now tx_lso)" = "$before_lso" ] || bad "tx_lso grew with tx off"
 ethtool -K "$A" tx on rx on && weft_on h1 ethtool -K "$B" tx on rx on || bad "ethtool -K tx on rx on"
+ethtool -k "$A" | grep -qx "	tx-tcp-segmentation: on" || bad "ethtool -k $A: TSO not back with tx on"
 
 # Administratively down and up again: carrier follows, the groups are joined
 # again (IPv6 drops its addresses on down: given back).

@@ -102,6 +102,8 @@ before=$(stat - "$A" tx_gathered)
 iperf - h1 $ip4b -t 3 || bad "iperf3 TCP with scatter/gather off"
 [ "$(stat - "$A" tx_gathered)" = "$before" ] || bad "tx_gathered grew with scatter/gather off"
 ethtool -K "$A" sg on || bad "ethtool -K $A sg on"
+# Segmentation offload is datagram mode's: a connected-mode packet is one RC message.
+ethtool -k "$A" | grep -q "^	tx-tcp-segmentation: off" || bad "ethtool -k $A: TSO not off in connected mode"
 # The HCA inserted the checksums of connected-mode TCP too.
 [ "$(stat - "$A" tx_csum_offload)" -gt 100 ] || bad "$A: tx_csum_offload $(stat - "$A" tx_csum_offload)"
 # The receivers' pages came back from the stack and were used again.
@@ -131,6 +133,7 @@ weft_pings - $ip6b -6 -s 20000 || bad "ping -6 of 20000 bytes after the mode swi
 
 # 5. A datagram-mode peer: no listener, the REQ is refused, datagrams it is.
 mode h1 "$B" datagram || bad "$B: mode datagram"
+weft_on h1 ethtool -k "$B" | grep -qx "	tx-tcp-segmentation: on" || bad "ethtool -k $B: TSO not back on in datagram mode"
 sleep 2
 big0=$(stat - "$A" cm_too_big)
 ip route flush cache

@@ -93,25 +93,17 @@ Result<void> rc_traffic(Pair &c)
 	return ok();
 }
 
-Result<void> ud_traffic(Side &a, Side &b)
+Result<void> ud_traffic(UdPair &u)
 {
-	WEFT_TRY(a.open("weft0", QpType::Ud, access::local_write));
-	WEFT_TRY(b.open("weft1", QpType::Ud, access::local_write));
-	WEFT_TRY(ud_ready(a, ud_qkey));
-	WEFT_TRY(ud_ready(b, ud_qkey));
-	AhAttr aa;
-	aa.dlid = b.lid;
-	aa.port = 1;
-	Ah *ah = WEFT_TRY(a.ctx->create_ah(a.pd, aa));
+	WEFT_TRY(u.open(ud_qkey));
+	Side &a = u.a, &b = u.b;
 	Sge rsg{reinterpret_cast<uint64_t>(dst), 40 + 100, b.mr->lkey};
 	RecvWr rwr;
 	rwr.sg = Span<const Sge>(&rsg, 1);
 	WEFT_TRY(b.qp->post_recv(rwr));
 	SendWr wr;
 	wr.opcode = WrOpcode::Send;
-	wr.ud.ah = ah;
-	wr.ud.remote_qpn = b.qp->qpn;
-	wr.ud.remote_qkey = ud_qkey;
+	u.address(wr);
 	WEFT_TRY(post(a, wr, src, 100));
 	WEFT_TRY(complete(a.cq, WcOpcode::Send));
 	return complete(b.cq, WcOpcode::Recv);
@@ -125,17 +117,17 @@ extern "C" int weft_selftest_traffic_run(void);
 int weft_selftest_traffic_run(void)
 {
 	Pair rc;
-	Side ua, ub;
+	UdPair ud;
 	atomic_target = 0;
 	auto r = rc_traffic(rc);
 	if (r)
-		r = ud_traffic(ua, ub);
+		r = ud_traffic(ud);
 	if (!r) {
 		log.err("traffic failed (errno %d)", r.error().code());
 		return r.to_errno();
 	}
 	/* Parsed by tests/integration/capture.sh. */
 	log.info("WEFT-TRAFFIC lid_a=%u lid_b=%u rc_qpn_a=%u rc_qpn_b=%u ud_qpn_a=%u ud_qpn_b=%u", rc.a.lid,
-		 rc.b.lid, rc.a.qp->qpn, rc.b.qp->qpn, ua.qp->qpn, ub.qp->qpn);
+		 rc.b.lid, rc.a.qp->qpn, rc.b.qp->qpn, ud.a.qp->qpn, ud.b.qp->qpn);
 	return 0;
 }

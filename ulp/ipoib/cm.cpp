@@ -90,6 +90,7 @@ int Cm::set_mode(bool connected)
 		const uint32_t cur = weft_ipoib_mtu(ifc_.nd_);
 		weft_ipoib_set_mtu_rtnl(ifc_.nd_, ud, cur < ud ? cur : ud);
 	}
+	weft_ipoib_update_features_rtnl(ifc_.nd_);
 	log.info("%s: %s mode", weft_ipoib_name(ifc_.nd_), connected ? "connected" : "datagram");
 	kick();
 	return 0;

@@ -73,7 +73,7 @@ void Cm::ud_send(void *skb, const HwAddr &dst)
 {
 	uint32_t len;
 	(void)weft_ipoib_skb_data(skb, &len);
-	if (len - encap_len > ifc_.ud_mtu_now())
+	if (len - encap_len > ifc_.ud_mtu_now() && !weft_ipoib_skb_is_gso(skb))
 		return too_big(skb);
 	weft_ipoib_tx_lock(ifc_.nd_);
 	if (ifc_.xmit_ud(skb, dst))
@@ -119,7 +119,8 @@ int Cm::xmit(void *skb, const HwAddr &dst)
 {
 	uint32_t len;
 	(void)weft_ipoib_skb_data(skb, &len);
-	const bool big = len - encap_len > ifc_.ud_mtu_now();
+	/* A GSO packet goes out as segments within the MTU (datagram mode's TSO). */
+	const bool big = len - encap_len > ifc_.ud_mtu_now() && !weft_ipoib_skb_is_gso(skb);
 	if (connected() && !dst.multicast() && cmp::has_flag(dst)) {
 		bool kick_work = false;
 		int ret = -1;

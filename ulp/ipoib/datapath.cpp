@@ -105,17 +105,44 @@ weft_ipoib_rx_csum Interface::rx_csum(const verbs::Wc &wc)
 	return weft_ipoib_rx_csum{(wc.wc_flags & verbs::wc_flag::csum) != 0, wc.csum};
 }
 
-uint32_t Interface::gather(void *skb, verbs::Sge (&out)[tx_sge])
+uint32_t Interface::gather(void *skb, verbs::Sge (&out)[tx_sge], uint32_t skip)
 {
 	weft_ipoib_sg segs[tx_sge];
 	const int n = weft_ipoib_skb_gather(skb, segs, tx_sge);
 	if (n <= 0)
 		return 0;
-	for (int i = 0; i < n; i++)
-		out[i] = verbs::Sge{reinterpret_cast<uint64_t>(segs[i].addr), segs[i].len, mr_->lkey};
 	if (n > 1)
 		count(stats_.tx_gathered);
-	return static_cast<uint32_t>(n);
+	uint32_t k = 0;
+	for (int i = 0; i < n; i++) {
+		const uint32_t drop = min(skip, segs[i].len);
+		skip -= drop;
+		if (segs[i].len > drop)
+			out[k++] = verbs::Sge{reinterpret_cast<uint64_t>(segs[i].addr) + drop, segs[i].len - drop,
+					      mr_->lkey};
+	}
+	return k;
+}
+
+/*
+ * Segmentation offload: a GSO packet goes to the HCA whole, its headers
+ * apart, to be cut into MSS-sized datagrams (verbs WrOpcode::Lso).  The
+ * number of bytes the gather list leaves out (the headers), or -1 to drop.
+ */
+int Interface::tx_lso(void *skb, verbs::SendWr &wr)
+{
+	uint16_t hlen, mss, ip_off;
+	const int r = weft_ipoib_skb_lso(skb, &hlen, &mss, &ip_off);
+	if (r <= 0)
+		return r;
+	uint32_t len;
+	wr.opcode = verbs::WrOpcode::Lso;
+	wr.lso.hdr = weft_ipoib_skb_data(skb, &len);
+	wr.lso.hlen = hlen;
+	wr.lso.mss = mss;
+	wr.lso.ip_off = ip_off;
+	count(stats_.tx_lso);
+	return hlen;
 }
 
 /* Under the transmit lock; takes over @skb and the reference on @ah. */
@@ -126,10 +153,12 @@ void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 	uint32_t len;
 	(void)weft_ipoib_skb_data(skb, &len);
 	verbs::SendWr wr;
-	/* Before the gather: computing a checksum here may move the data. */
-	const bool csum_ok = tx_csum(skb, wr);
+	wr.opcode = verbs::WrOpcode::Send;
+	/* Before the gather: these may move the data. */
+	const int skip = tx_lso(skb, wr);
+	const bool csum_ok = skip >= 0 && tx_csum(skb, wr);
 	verbs::Sge sge[tx_sge];
-	const uint32_t nsge = csum_ok ? gather(skb, sge) : 0;
+	const uint32_t nsge = csum_ok ? gather(skb, sge, static_cast<uint32_t>(skip)) : 0;
 	if (head - load(tx_tail_) >= size || !nsge) {
 		count(stats_.tx_dropped);
 		ah->put();
@@ -139,7 +168,6 @@ void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 	tx_[head % size] = TxSlot{skb, ah, len};
 	__atomic_store_n(&tx_head_, head + 1, __ATOMIC_RELEASE);
 	wr.wr_id = head % size;
-	wr.opcode = verbs::WrOpcode::Send;
 	wr.send_flags |= verbs::send_flag::signaled;
 	wr.sg = Span<const verbs::Sge>(sge, nsge);
 	wr.ud.ah = ah;

@@ -276,6 +276,12 @@ bool weft_ipoib_csum_offload(void *ctx)
 	return ifc(ctx)->device().attr().csum_offload;
 }
 
+bool weft_ipoib_lso_offload(void *ctx)
+{
+	/* Linux's GSO packets are up to 64 KiB, headers included. */
+	return ifc(ctx)->device().attr().max_lso >= 64 * 1024 - 128;
+}
+
 void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out)
 {
 	ifc(ctx)->get_stats(*out);

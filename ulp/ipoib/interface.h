@@ -120,9 +120,13 @@ private:
 	/* datapath.cpp: the fast path. */
 	static void cq_event(verbs::Cq &cq, void *arg);
 	void post(void *skb, verbs::Ah *ah, uint32_t qpn);
-	/* The send SGEs of @skb (NETIF_F_SG): how many, 0 if it could not be made linear. */
+	/*
+	 * The send SGEs of @skb (NETIF_F_SG) from byte @skip on: how many, 0
+	 * if it could not be made linear.
+	 */
 	static constexpr uint32_t tx_sge = 8;
-	uint32_t gather(void *skb, verbs::Sge (&out)[tx_sge]);
+	uint32_t gather(void *skb, verbs::Sge (&out)[tx_sge], uint32_t skip = 0);
+	int tx_lso(void *skb, verbs::SendWr &wr);
 	/* Checksum offload: @wr asks the HCA for the skb's checksum; false to drop it. */
 	bool tx_csum(void *skb, verbs::SendWr &wr);
 	static weft_ipoib_rx_csum rx_csum(const verbs::Wc &wc);

@@ -46,6 +46,7 @@ struct weft_ipoib_stats {
 	uint64_t cm_too_big; /* dropped with ICMP: too big for a datagram-only path */
 	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */
 	uint64_t tx_csum_offload;    /* sent with the HCA inserting the checksum */
+	uint64_t tx_lso;	     /* sent with the HCA segmenting (NETIF_F_TSO) */
 	uint64_t cm_rx_pages_reused; /* receive pages used again (counted by shim_mode.c) */
 };
 
@@ -116,6 +117,15 @@ int weft_ipoib_skb_gather(void *skb, struct weft_ipoib_sg *segs, int max);
  * (odd offsets, which the HCA does not take), -ENOMEM if that failed.
  */
 int weft_ipoib_skb_csum(void *skb, uint16_t *start, uint16_t *offset);
+/*
+ * Segmentation offload (NETIF_F_TSO) for a packet about to be sent: 1
+ * with the length of its headers (encapsulation, IPv4, TCP, made linear
+ * here), the segment size and the IPv4 header's offset, for the HCA to
+ * cut it up (verbs WrOpcode::Lso); 0 for a packet to send whole; -ENOMEM.
+ */
+int weft_ipoib_skb_lso(void *skb, uint16_t *hlen, uint16_t *mss, uint16_t *ip_off);
+/* A GSO packet: goes out as segments of at most the MTU, whatever its length. */
+bool weft_ipoib_skb_is_gso(void *skb);
 /* Free: @consumed for sent packets, else counted by the kernel as a drop. */
 void weft_ipoib_skb_free(void *skb, bool consumed);
 /* A receive buffer of @size bytes (atomic: the page-fragment cache); NULL if none. */
@@ -159,6 +169,8 @@ int weft_ipoib_xmit(void *ctx, void *skb, const uint8_t *daddr);
 int weft_ipoib_poll(void *ctx, int budget);
 /* The HCA inserts and sums checksums (verbs DeviceAttr::csum_offload). */
 bool weft_ipoib_csum_offload(void *ctx);
+/* The HCA cuts TCP/IPv4 sends into segments (verbs DeviceAttr::max_lso). */
+bool weft_ipoib_lso_offload(void *ctx);
 /* ndo_set_rx_mode (netif_addr_lock_bh held: must not sleep). */
 void weft_ipoib_rx_mode(void *ctx);
 void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out);
@@ -189,6 +201,8 @@ int weft_ipoib_mode_attr_add(struct weft_ipoib_netdev *nd);
 void weft_ipoib_shim_mode_exit(void);
 /* The MTU and its upper limit, with rtnl held by the caller (also before register). */
 void weft_ipoib_set_mtu_rtnl(struct weft_ipoib_netdev *nd, unsigned int max_mtu, unsigned int mtu);
+/* The mode changed (rtnl held): offloads that depend on it are looked at again. */
+void weft_ipoib_update_features_rtnl(struct weft_ipoib_netdev *nd);
 unsigned int weft_ipoib_mtu(struct weft_ipoib_netdev *nd);
 /*
  * weft_ipoib_set_mtu() for a new UD MTU, unless the interface is in

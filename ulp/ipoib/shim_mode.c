@@ -80,6 +80,15 @@ void weft_ipoib_set_mtu_rtnl(struct weft_ipoib_netdev *nd, unsigned int max_mtu,
 		dev_set_mtu(dev, mtu);
 }
 
+void weft_ipoib_update_features_rtnl(struct weft_ipoib_netdev *nd)
+{
+	struct net_device *dev = to_dev(nd);
+
+	ASSERT_RTNL();
+	if (dev->reg_state == NETREG_REGISTERED)
+		netdev_update_features(dev);
+}
+
 void weft_ipoib_set_ud_mtu(struct weft_ipoib_netdev *nd, unsigned int ud_mtu, bool set)
 {
 	struct net_device *dev = to_dev(nd);

@@ -16,6 +16,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/stddef.h>
+#include <linux/tcp.h>
 #include <net/checksum.h>
 
 #include "ipoib_kapi.h"
@@ -124,12 +125,21 @@ static void weft_ipoib_ndo_get_stats64(struct net_device *dev, struct rtnl_link_
 	s->tx_errors = st.tx_errors;
 }
 
+/* Segmentation offload is for datagrams: in connected mode a packet is one RC message. */
+static netdev_features_t weft_ipoib_ndo_fix_features(struct net_device *dev, netdev_features_t features)
+{
+	if (weft_ipoib_connected(priv_of(dev)->ctx))
+		features &= ~NETIF_F_TSO;
+	return features;
+}
+
 static const struct net_device_ops weft_ipoib_netdev_ops = {
 	.ndo_open = weft_ipoib_ndo_open,
 	.ndo_stop = weft_ipoib_ndo_stop,
 	.ndo_start_xmit = weft_ipoib_ndo_xmit,
 	.ndo_set_rx_mode = weft_ipoib_ndo_set_rx_mode,
 	.ndo_get_stats64 = weft_ipoib_ndo_get_stats64,
+	.ndo_fix_features = weft_ipoib_ndo_fix_features,
 };
 
 /* --- ethtool ----------------------------------------------------------------- */
@@ -174,7 +184,7 @@ static const struct {
 	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
 	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
 	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(tx_csum_offload),
-	WEFT_IPOIB_STAT(cm_rx_pages_reused),
+	WEFT_IPOIB_STAT(tx_lso), WEFT_IPOIB_STAT(cm_rx_pages_reused),
 };
 static_assert(ARRAY_SIZE(weft_ipoib_stat_names) * sizeof(u64) == sizeof(struct weft_ipoib_stats));
 
@@ -286,6 +296,11 @@ void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, 
 	if (weft_ipoib_csum_offload(ctx)) {
 		dev->hw_features |= NETIF_F_HW_CSUM | NETIF_F_RXCSUM;
 		dev->features |= NETIF_F_HW_CSUM | NETIF_F_RXCSUM;
+		/* It also cuts TCP/IPv4 sends into segments (verbs max_lso); datagram mode only. */
+		if (weft_ipoib_lso_offload(ctx)) {
+			dev->hw_features |= NETIF_F_TSO;
+			dev->features |= NETIF_F_TSO;
+		}
 	}
 	netif_napi_add(dev, &p->napi, weft_ipoib_napi_poll);
 	dev->dev_port = port - 1;
@@ -440,6 +455,30 @@ int weft_ipoib_skb_csum(void *skb, uint16_t *start, uint16_t *offset)
 	*start = at;
 	*offset = s->csum_offset;
 	return 1;
+}
+
+int weft_ipoib_skb_lso(void *skb, uint16_t *hlen, uint16_t *mss, uint16_t *ip_off)
+{
+	struct sk_buff *s = skb;
+	unsigned int h;
+
+	if (!skb_is_gso(s))
+		return 0;
+	/* Only NETIF_F_TSO is claimed: anything else was segmented by the stack. */
+	if (!(skb_shinfo(s)->gso_type & SKB_GSO_TCPV4) || s->protocol != htons(ETH_P_IP))
+		return -EINVAL;
+	h = skb_tcp_all_headers(s);
+	if (!pskb_may_pull(s, h))
+		return -ENOMEM;
+	*hlen = h;
+	*mss = skb_shinfo(s)->gso_size;
+	*ip_off = skb_network_offset(s);
+	return 1;
+}
+
+bool weft_ipoib_skb_is_gso(void *skb)
+{
+	return skb_is_gso((struct sk_buff *)skb);
 }
 
 void weft_ipoib_skb_free(void *skb, bool consumed)

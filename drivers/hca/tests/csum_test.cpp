@@ -15,26 +15,17 @@
 #include "../csum.h"
 #include "../fabric.h"
 #include "../hca.h"
+#include "rfc1071.h"
 
 using namespace weft;
 using namespace weft::verbs;
 using namespace weft::verbs::testing;
 using weft::test::Test;
+using weft::hca::testing::rfc1071;
 
 namespace {
 
 constexpr uint16_t start = 24, offset = 16, seed = 0x5a3c;
-
-/* RFC 1071 over big-endian words from @init, by the book: 0xffff for a valid checksum. */
-uint16_t rfc1071(const uint8_t *p, size_t n, uint32_t init)
-{
-	uint32_t s = init;
-	for (size_t i = 0; i < n; i += 2)
-		s += (uint32_t(p[i]) << 8) | (i + 1 < n ? p[i + 1] : 0);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return static_cast<uint16_t>(s);
-}
 
 /* The same bytes' sum in memory-order words (what wc.csum holds), folded. */
 uint16_t native_fold(const uint8_t *p, size_t n)
@@ -140,16 +131,9 @@ void rc_insert_materialized(Test &t)
 
 void ud_insert(Test &t)
 {
-	Side a, b;
-	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Ud, access::local_write));
-	WEFT_ASSERT_OK(t, b.open("weft1", QpType::Ud, access::local_write));
-	WEFT_ASSERT_OK(t, ud_ready(a, 0x1111));
-	WEFT_ASSERT_OK(t, ud_ready(b, 0x1111));
-	AhAttr aa;
-	aa.dlid = b.lid;
-	aa.port = 1;
-	auto ah = a.ctx->create_ah(a.pd, aa);
-	WEFT_ASSERT_OK(t, ah);
+	UdPair u;
+	WEFT_ASSERT_OK(t, u.open(0x1111));
+	Side &a = u.a, &b = u.b;
 	Buf msg(1501), rbuf(40 + 1600);
 	fill_message(msg);
 	Sge rsg{reinterpret_cast<uint64_t>(rbuf.p), uint32_t(rbuf.n), b.mr->lkey};
@@ -158,9 +142,7 @@ void ud_insert(Test &t)
 	WEFT_ASSERT_OK(t, b.qp->post_recv(rwr));
 	Sge ssg{reinterpret_cast<uint64_t>(msg.p), uint32_t(msg.n), a.mr->lkey};
 	SendWr wr = csum_send(ssg);
-	wr.ud.ah = ah.value();
-	wr.ud.remote_qpn = b.qp->qpn;
-	wr.ud.remote_qkey = 0x1111;
+	u.address(wr);
 	WEFT_ASSERT_OK(t, a.qp->post_send(wr));
 	WEFT_ASSERT_OK(t, wait_wc(a.cq));
 	auto rwc = wait_wc(b.cq);

@@ -179,13 +179,6 @@ struct Events final : EventHandler {
 	int count[32] = {};
 	void handle(const Event &e) override { __atomic_fetch_add(&count[int(e.type) & 31], 1, __ATOMIC_RELAXED); }
 	int seen(EventType t) const { return __atomic_load_n(&count[int(t)], __ATOMIC_RELAXED); }
-	/* Events are raised from the engine's work item: they may come after the completions. */
-	bool wait_seen(EventType t, int n, unsigned int ms) const
-	{
-		for (unsigned int i = 0; seen(t) < n && i < ms; i++)
-			weft_msleep(1);
-		return seen(t) >= n;
-	}
 	/* Events are asynchronous (IBA 11.6.3): wait up to 5 s for @want of them. */
 	bool wait(EventType t, int want) const
 	{
@@ -225,6 +218,34 @@ inline Result<void> ud_ready(Side &s, uint32_t qkey)
 	at.sq_psn = 1;
 	return s.ctx->modify_qp(s.qp, at, qp_attr::state | qp_attr::sq_psn);
 }
+
+/* weft0's UD QP and weft1's, both ready with @qkey, and an AH from a to b. */
+struct UdPair {
+	Side a, b;
+	Ah *ah = nullptr;
+	uint32_t qkey = 0;
+
+	Result<void> open(uint32_t q)
+	{
+		qkey = q;
+		WEFT_TRY(a.open("weft0", QpType::Ud, access::local_write));
+		WEFT_TRY(b.open("weft1", QpType::Ud, access::local_write));
+		WEFT_TRY(ud_ready(a, q));
+		WEFT_TRY(ud_ready(b, q));
+		AhAttr aa;
+		aa.dlid = b.lid;
+		aa.port = 1;
+		ah = WEFT_TRY(a.ctx->create_ah(a.pd, aa));
+		return ok();
+	}
+	/* @wr sent from a to b's QP. */
+	void address(SendWr &wr) const
+	{
+		wr.ud.ah = ah;
+		wr.ud.remote_qpn = b.qp->qpn;
+		wr.ud.remote_qkey = qkey;
+	}
+};
 
 } // namespace weft::verbs::testing
 

@@ -162,6 +162,8 @@ struct DeviceAttr {
 	uint32_t num_comp_vectors = 1;
 	/* send_flag::csum on SENDs, and wc_flag::csum on receives. */
 	bool csum_offload = false;
+	/* WrOpcode::Lso on UD QPs: the largest payload after the header (0: none). */
+	uint32_t max_lso = 0;
 	uint32_t comp_vector_base = 0;
 	bool atomic_cap = false; /* IBA 11.2.1.2 "atomic operations: HCA-wide" */
 };
@@ -259,6 +261,7 @@ enum class WcOpcode : uint8_t {
 	FetchAdd = 4,
 	LocalInv = 6,
 	RegMr = 7,
+	Lso = 8,
 	Recv = 128,
 	RecvRdmaWithImm = 129,
 };
@@ -314,6 +317,21 @@ enum class WrOpcode : uint8_t {
 	SendWithInv = 9,
 	LocalInv = 10,
 	RegMr = 11,
+	/*
+	 * Large send offload (DeviceAttr::max_lso), UD only, for IPoIB's TCP
+	 * segmentation offload: lso.hdr (lso.hlen bytes: whatever precedes
+	 * the IPv4 header at lso.ip_off, then IPv4 and TCP headers ending at
+	 * hlen) followed by the gather list's bytes goes out as one SEND per
+	 * lso.mss bytes of them, each the header then its share.  Each
+	 * packet's header is the segment's, as a NIC's TSO makes it: IPv4
+	 * total length, identification (+1 a packet) and header checksum;
+	 * TCP sequence number (+mss a packet), FIN and PSH only in the last,
+	 * CWR only in the first.  With send_flag::csum (csum_start at the
+	 * TCP header), the field holds the pseudo-header sum for the whole
+	 * TCP length, as Linux leaves a GSO packet; each packet's checksum
+	 * is of its own length.  One completion for the whole WR.
+	 */
+	Lso = 12,
 };
 
 namespace send_flag {
@@ -358,6 +376,12 @@ struct SendWr {
 		uint32_t remote_qkey = 0;
 		uint16_t pkey_index = 0;
 	} ud;
+	struct {
+		const uint8_t *hdr = nullptr; /* kept until the WR completes */
+		uint16_t hlen = 0;
+		uint16_t mss = 0;
+		uint16_t ip_off = 0;
+	} lso;
 	struct {
 		Mr *mr = nullptr;
 		uint32_t key = 0; /* the new lkey/rkey (variant byte may change) */
