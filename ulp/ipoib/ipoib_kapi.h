@@ -121,7 +121,8 @@ int weft_ipoib_skb_csum(void *skb, uint16_t *start, uint16_t *offset);
  * Segmentation offload (NETIF_F_TSO) for a packet about to be sent: 1
  * with the length of its headers (encapsulation, IPv4, TCP, made linear
  * here), the segment size and the IPv4 header's offset, for the HCA to
- * cut it up (verbs WrOpcode::Lso); 0 for a packet to send whole; -ENOMEM.
+ * cut it up (verbs WrOpcode::Lso); 0 for a packet to send whole; -ENOMEM
+ * (headers not made linear) or -EINVAL (a GSO kind not offered): drop it.
  */
 int weft_ipoib_skb_lso(void *skb, uint16_t *hlen, uint16_t *mss, uint16_t *ip_off);
 /* A GSO packet: goes out as segments of at most the MTU, whatever its length. */
