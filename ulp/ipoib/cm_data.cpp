@@ -71,9 +71,7 @@ void Cm::too_big(void *skb)
 /* A packet that waited for a connection that failed: as a datagram (process context). */
 void Cm::ud_send(void *skb, const HwAddr &dst)
 {
-	uint32_t len;
-	(void)weft_ipoib_skb_data(skb, &len);
-	if (len - encap_len > ifc_.ud_mtu_now() && !weft_ipoib_skb_is_gso(skb))
+	if (!weft_ipoib_skb_fits(skb, ifc_.ud_mtu_now()))
 		return too_big(skb);
 	weft_ipoib_tx_lock(ifc_.nd_);
 	if (ifc_.xmit_ud(skb, dst))
@@ -119,8 +117,8 @@ int Cm::xmit(void *skb, const HwAddr &dst)
 {
 	uint32_t len;
 	(void)weft_ipoib_skb_data(skb, &len);
-	/* A GSO packet goes out as segments within the MTU (datagram mode's TSO). */
-	const bool big = len - encap_len > ifc_.ud_mtu_now() && !weft_ipoib_skb_is_gso(skb);
+	/* A GSO packet is judged by its segments (datagram mode's TSO cuts it up). */
+	const bool big = !weft_ipoib_skb_fits(skb, ifc_.ud_mtu_now());
 	if (connected() && !dst.multicast() && cmp::has_flag(dst)) {
 		bool kick_work = false;
 		int ret = -1;

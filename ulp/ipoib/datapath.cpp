@@ -141,7 +141,6 @@ int Interface::tx_lso(void *skb, verbs::SendWr &wr)
 	wr.lso.hlen = hlen;
 	wr.lso.mss = mss;
 	wr.lso.ip_off = ip_off;
-	count(stats_.tx_lso);
 	return hlen;
 }
 
@@ -186,6 +185,8 @@ void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 		weft_ipoib_skb_free(skb, false);
 		return;
 	}
+	if (wr.opcode == verbs::WrOpcode::Lso)
+		count(stats_.tx_lso);
 	/* Leave room for one more, and look again after stopping (NAPI may just have freed some). */
 	if (head + 1 - load(tx_tail_) >= size) {
 		weft_ipoib_stop_queue(nd_);

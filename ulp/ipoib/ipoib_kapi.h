@@ -125,8 +125,11 @@ int weft_ipoib_skb_csum(void *skb, uint16_t *start, uint16_t *offset);
  * (headers not made linear) or -EINVAL (a GSO kind not offered): drop it.
  */
 int weft_ipoib_skb_lso(void *skb, uint16_t *hlen, uint16_t *mss, uint16_t *ip_off);
-/* A GSO packet: goes out as segments of at most the MTU, whatever its length. */
-bool weft_ipoib_skb_is_gso(void *skb);
+/*
+ * Every datagram the packet goes out as (itself, or each segment of a
+ * GSO packet) carries at most @mtu bytes after the encapsulation header.
+ */
+bool weft_ipoib_skb_fits(void *skb, uint32_t mtu);
 /* Free: @consumed for sent packets, else counted by the kernel as a drop. */
 void weft_ipoib_skb_free(void *skb, bool consumed);
 /* A receive buffer of @size bytes (atomic: the page-fragment cache); NULL if none. */

@@ -476,9 +476,13 @@ int weft_ipoib_skb_lso(void *skb, uint16_t *hlen, uint16_t *mss, uint16_t *ip_of
 	return 1;
 }
 
-bool weft_ipoib_skb_is_gso(void *skb)
+bool weft_ipoib_skb_fits(void *skb, uint32_t mtu)
 {
-	return skb_is_gso((struct sk_buff *)skb);
+	struct sk_buff *s = skb;
+
+	if (skb_is_gso(s))
+		return skb_gso_validate_network_len(s, mtu);
+	return s->len - WEFT_IPOIB_ENCAP_LEN <= mtu;
 }
 
 void weft_ipoib_skb_free(void *skb, bool consumed)
