@@ -73,7 +73,7 @@ bool Cq::req_notify(bool solicited_only)
 	return head_ != tail_;
 }
 
-bool Cq::push(const Wc &wc, bool solicited, bool call_handlers)
+bool Cq::push(const Wc &wc, bool solicited, bool call_handlers, CqEventBatch *batch)
 {
 	bool overflow = false, notify = false, defer = false, good;
 	{
@@ -108,9 +108,29 @@ bool Cq::push(const Wc &wc, bool solicited, bool call_handlers)
 		notify_work_.queue();
 	if (overflow)
 		ctx.dev.dispatch_event(Event{EventType::CqErr, &ctx.dev, 0, nullptr, this});
-	if (notify)
+	if (notify && !(batch && cpu_ != no_vector && cpu_ != weft_this_cpu() && batch->hold(*this)))
 		call_handler();
 	return good;
+}
+
+bool CqEventBatch::hold(Cq &cq)
+{
+	for (uint32_t i = 0; i < n_; i++)
+		if (cqs_[i].get() == &cq)
+			return true; /* re-armed meanwhile: the held event covers it */
+	if (n_ == max)
+		return false;
+	cqs_[n_++] = Ref<Cq>::share(&cq);
+	return true;
+}
+
+void CqEventBatch::fire()
+{
+	for (uint32_t i = 0; i < n_; i++) {
+		cqs_[i]->call_handler();
+		cqs_[i].reset();
+	}
+	n_ = 0;
 }
 
 Result<void> Cq::resize(uint32_t cqe)

@@ -269,6 +269,8 @@ public:
 
 	/* By-reference payloads copied into their packets (the second copy the fast path avoids). */
 	uint64_t materialized = 0;
+	/* Packets that travelled inside a burst (one packet step for several). */
+	uint64_t burst_packets = 0;
 
 	Mutex lock;
 	List<Node, &Node::fabric_node> nodes;

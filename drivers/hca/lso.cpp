@@ -123,4 +123,20 @@ Result<void> fill(void *ctx, size_t off, Bytes dst, CsumAcc *acc)
 	return ok();
 }
 
+Result<void> fill_burst(void *ctx, size_t off, Bytes dst, CsumAcc *acc)
+{
+	auto *b = static_cast<BurstFill *>(ctx);
+	const uint32_t mss = b->wr->lso.mss, each = b->wr->lso.hlen + mss;
+	const uint32_t k = static_cast<uint32_t>(off / each), at = static_cast<uint32_t>(off % each);
+	/* A reader copies one datagram at a time (PacketBuf::segment, the receiver's loop). */
+	if (at + dst.size() > each)
+		return Error(err::EINVAL);
+	if (b->made != k) {
+		make_header(*b->wr, b->first + k, b->n, mss, b->total, b->f);
+		b->f.data.msg_len = mss;
+		b->made = k;
+	}
+	return fill(&b->f, at, dst, acc);
+}
+
 } // namespace weft::hca::lso

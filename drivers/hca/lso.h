@@ -70,6 +70,20 @@ void make_header(const verbs::SendWr &wr, uint32_t i, uint32_t n, uint32_t len, 
 /* FillFn over a Fill: the header, then the share (summed and inserted as sg_fill does). */
 Result<void> fill(void *ctx, size_t off, Bytes dst, CsumAcc *acc);
 
+/*
+ * Whole-MSS datagrams sent as one burst (PacketBuf::burst): datagram k of
+ * the burst is @first + k of the message, each @hlen + mss bytes.
+ */
+struct BurstFill {
+	Fill f;
+	const verbs::SendWr *wr = nullptr;
+	uint32_t first = 0, n = 0, total = 0;
+	uint32_t made = ~0u; /* the datagram f's header is made for */
+};
+
+/* FillFn over a BurstFill: @off in the burst picks the datagram, whose header is made as needed. */
+Result<void> fill_burst(void *ctx, size_t off, Bytes dst, CsumAcc *acc);
+
 } // namespace weft::hca::lso
 
 #endif

@@ -112,6 +112,7 @@ void RunList::run_all(bool can_sleep)
 	for (uint32_t i = 0; i < n; i++)
 		qps[i].reset();
 	n = next = 0;
+	events.fire();
 }
 
 void SoftQp::raise_event(verbs::EventType t)
@@ -510,7 +511,7 @@ void SoftQp::complete_send(SendWqe &w, WcStatus st)
 	wc.qp_num = qpn;
 	wc.byte_len = w.length;
 	wc.port_num = port;
-	if (!send_cq.push(wc, false, can_call_handlers()))
+	if (!send_cq.push(wc, false, can_call_handlers(), held_events()))
 		fatal();
 }
 
@@ -534,7 +535,7 @@ bool SoftQp::complete_recv(const RecvWqe &r, const verbs::Wc &wc_in, bool solici
 	wc.wr_id = r.wr_id;
 	wc.qp_num = qpn;
 	wc.port_num = port;
-	if (recv_cq.push(wc, solicited, can_call_handlers()))
+	if (recv_cq.push(wc, solicited, can_call_handlers(), held_events()))
 		return true;
 	fatal();
 	return false;
@@ -649,6 +650,8 @@ Result<void> SoftQp::transmit(PacketSpec &s)
 		buf->ref = Payload{ConstBytes(), s.fill, s.fill_ctx, s.fill_len * s.burst, 0};
 		buf->ref_at = static_cast<uint32_t>(len - 6 - pad - s.fill_len);
 		buf->burst = s.burst;
+		if (s.burst > 1)
+			PortCounters::bump(Fabric::get().burst_packets, s.burst);
 	}
 	/*
 	 * Every packet of an engine run says so, not only those by reference:

@@ -101,6 +101,8 @@ struct RunList {
 	static constexpr uint32_t max = 8;
 	Ref<SoftQp> qps[max];
 	uint32_t n = 0, next = 0;
+	/* Completion events to other CPUs, raised once the last run ends. */
+	verbs::CqEventBatch events;
 
 	/* False when full: the caller queues the QP's work item instead. */
 	bool add(SoftQp &qp);
@@ -168,6 +170,8 @@ private:
 	void raise_pending();
 	Gfp gfp() const { return cur_ && cur_->can_sleep && cur_->depth == 0 ? Gfp::Sleep : Gfp::Atomic; }
 	bool can_call_handlers() const { return cur_ && cur_->can_sleep && cur_->depth == 0; }
+	/* Completion events wait for the end of the outermost run (one interrupt a burst). */
+	verbs::CqEventBatch *held_events() const { return cur_ ? &cur_->later->events : nullptr; }
 
 	/* qp.cpp: shared pieces */
 	void to_error();
@@ -189,6 +193,7 @@ private:
 	void ud_spec(const SendWqe &w, PacketSpec &s);
 	verbs::WcStatus ud_transmit(PacketSpec &s);
 	void ud_receive(const Packet &p, PacketBuf &buf);
+	bool ud_place(const Packet &p, const Payload &data, uint16_t pkey_index, const Port &in);
 
 	/* rc_requester.cpp (RC and UC) */
 	void requester();

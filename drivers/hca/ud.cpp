@@ -60,18 +60,45 @@ WcStatus SoftQp::ud_send(SendWqe &w)
 	return ud_transmit(s);
 }
 
-/* Large send offload (lso.h): a packet per MSS, each with the segment's headers. */
+/*
+ * Large send offload (lso.h): a packet per MSS, each with the segment's
+ * headers.  In an engine run, to a unicast LID, the whole-MSS datagrams
+ * but the last go as one by-reference burst (PacketBuf::burst): one
+ * packet step for the lot instead of one each, as RC's MIDDLE packets.
+ * Whatever needs real packets takes it apart (PacketBuf::segment).
+ */
 WcStatus SoftQp::ud_send_lso(SendWqe &w)
 {
 	const uint32_t mss = w.wr.lso.mss;
 	if (w.wr.lso.hlen + min(mss, w.length) > mtu_bytes())
 		return WcStatus::LocLenErr;
-	lso::Fill f;
-	f.data = SgFill{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
-	if (!sg_check(hca, pd, f.data.sg, 0, w.length))
+	const SgFill data{&hca, &pd, SgRef{w.sge, static_cast<uint32_t>(w.wr.sg.size())}, 0};
+	if (!sg_check(hca, pd, data.sg, 0, w.length))
 		return WcStatus::LocProtErr;
 	const uint32_t n = lso::packets(w.length, mss);
-	for (uint32_t i = 0; i < n; i++) {
+	uint32_t i = 0;
+	if (n > 2 && cur_ && w.wr.ud.ah->attr.dlid < 0xc000) {
+		lso::BurstFill b;
+		b.f.data = data;
+		b.wr = &w.wr;
+		b.n = n;
+		b.total = w.length;
+		PacketSpec s;
+		ud_spec(w, s);
+		s.se = false;
+		s.burst = n - 1;
+		next_psn_ = (next_psn_ + s.burst - 1) & psn_mask;
+		s.fill = lso::fill_burst;
+		s.fill_ctx = &b;
+		s.fill_len = w.wr.lso.hlen + mss;
+		const WcStatus st = ud_transmit(s);
+		if (st != WcStatus::Success)
+			return st;
+		i = n - 1;
+	}
+	lso::Fill f;
+	f.data = data;
+	for (; i < n; i++) {
 		const uint32_t len = min(mss, w.length - i * mss);
 		lso::make_header(w.wr, i, n, len, w.length, f);
 		f.data.msg_len = len;
@@ -90,10 +117,8 @@ WcStatus SoftQp::ud_send_lso(SendWqe &w)
 }
 
 /*
- * IBA 10.2.5, 9.6.1.2: check the Q_Key (QP0 has none) and the P_Key,
- * consume a receive WQE (none: the datagram is silently dropped; UD is
- * unreliable, IBA 9.8), and place the GRH (or 40 unused bytes) before the payload
- * (IBA 11.4.1.2).
+ * IBA 10.2.5, 9.6.1.2: check the Q_Key (QP0 has none) and the P_Key, then
+ * place the datagram, or each of a burst's (all alike but their payload).
  */
 void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 {
@@ -101,7 +126,7 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 	if (!p.deth || !in)
 		return;
 	if (type != QpType::Smi && p.deth->qkey.get() != attr_.qkey) {
-		PortCounters::bump(in->counters.bad_qkey);
+		PortCounters::bump(in->counters.bad_qkey, p.burst);
 		return;
 	}
 	uint16_t pk = p.bth->pkey.get();
@@ -115,21 +140,33 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 			}
 		}
 		if (!found) {
-			PortCounters::bump(in->counters.bad_pkey);
+			PortCounters::bump(in->counters.bad_pkey, p.burst);
 			return;
 		}
 	}
+	const size_t each = p.data.size() / p.burst;
+	for (uint32_t k = 0; k < p.burst; k++)
+		if (!ud_place(p, p.burst > 1 ? p.data.slice(k * each, each) : p.data, pkey_index, *in))
+			return;
+}
+
+/*
+ * Consume a receive WQE (none: the datagram is silently dropped; UD is
+ * unreliable, IBA 9.8) and place the GRH (or 40 unused bytes) before the
+ * payload (IBA 11.4.1.2).  False once the QP has failed.
+ */
+bool SoftQp::ud_place(const Packet &p, const Payload &data, uint16_t pkey_index, const Port &in)
+{
 	RecvWqe r;
 	if (!take_recv(r))
-		return;
+		return true;
 	verbs::Wc wc;
 	wc.opcode = verbs::WcOpcode::Recv;
 	SgRef sg{r.sge, r.nsge};
 	size_t room = sg_length(sg);
-	if (room < 40 + p.data.size()) {
+	if (room < 40 + data.size()) {
 		wc.status = WcStatus::LocLenErr;
-		complete_recv(r, wc, true);
-		return;
+		return complete_recv(r, wc, true);
 	}
 	Result<void> copied = ok();
 	if (p.grh)
@@ -138,19 +175,19 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 	/* The message's checksum sum (not the GRH's), taken in the copy. */
 	CsumAcc acc;
 	if (copied)
-		copied = sg_scatter(hca, pd, sg, 40, p.data, &acc);
+		copied = sg_scatter(hca, pd, sg, 40, data, &acc);
 	if (!copied) {
 		wc.status = WcStatus::LocProtErr;
 		complete_recv(r, wc, true);
 		to_error();
-		return;
+		return false;
 	}
-	wc.byte_len = static_cast<uint32_t>(40 + p.data.size());
+	wc.byte_len = static_cast<uint32_t>(40 + data.size());
 	wc.src_qp = iba::Deth::SrcQp::get(p.deth->sqp);
 	wc.slid = p.lrh->slid.get();
 	wc.sl = iba::Lrh::Sl::get(p.lrh->sl_lnh);
 	wc.pkey_index = pkey_index;
-	wc.dlid_path_bits = static_cast<uint8_t>(p.lrh->dlid.get() & ((1u << in->lmc) - 1));
+	wc.dlid_path_bits = static_cast<uint8_t>(p.lrh->dlid.get() & ((1u << in.lmc) - 1));
 	if (p.grh)
 		wc.wc_flags |= verbs::wc_flag::grh;
 	wc.csum = acc.finish();
@@ -159,7 +196,7 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 		wc.wc_flags |= verbs::wc_flag::with_imm;
 		wc.imm_data = p.immdt->imm.get();
 	}
-	complete_recv(r, wc, iba::Bth::Se::get(p.bth->flags));
+	return complete_recv(r, wc, iba::Bth::Se::get(p.bth->flags));
 }
 
 } // namespace weft::hca

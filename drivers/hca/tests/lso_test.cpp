@@ -6,7 +6,8 @@
  * segmentation would have sent (RFC 791 length, identification and a
  * valid header checksum; RFC 793 sequence number, flags and a valid
  * checksum over its own pseudo header), in-host and with the sender
- * filling real packets (a Delay fault).  Bad requests are refused at post.
+ * filling real packets (a Delay fault).  Whole-MSS datagrams but the last
+ * travel as one burst.  Bad requests are refused at post.
  */
 #include <weft/test.h>
 #include <weft/verbs/test_pair.h>
@@ -103,6 +104,11 @@ struct Lso {
 	}
 };
 
+uint64_t burst_packets()
+{
+	return __atomic_load_n(&hca::Fabric::get().burst_packets, __ATOMIC_RELAXED);
+}
+
 /* Datagram @i of @n as it must arrive (after the 40-byte GRH area). */
 void expect_segment(Test &t, const Lso &l, const uint8_t *got, const Wc &wc, uint32_t i, uint32_t n, bool csum)
 {
@@ -144,6 +150,8 @@ void lso_case(Test &t, uint32_t len, uint32_t mss, bool csum)
 	for (uint32_t i = 0; i < n; i++)
 		WEFT_ASSERT_OK(t, post_recv_one(l.u.b, rbuf.p + i * slot, slot, i));
 	Sge sg[2];
+	hca::PortCounters &pc = static_cast<hca::Hca &>(*l.u.a.dev).port(1)->counters;
+	const uint64_t xmit0 = pc.read().unicast_xmit, burst0 = burst_packets();
 	WEFT_ASSERT_OK(t, l.u.a.qp->post_send(l.wr(sg, csum)));
 	auto swc = wait_wc(l.u.a.cq);
 	WEFT_ASSERT_OK(t, swc);
@@ -156,6 +164,9 @@ void lso_case(Test &t, uint32_t len, uint32_t mss, bool csum)
 		WEFT_ASSERT_EQ(t, rwc.value().wr_id, uint64_t(i));
 		expect_segment(t, l, rbuf.p + i * slot + 40, rwc.value(), i, n, csum);
 	}
+	/* A packet each on the wire; all but the last of three or more in one packet step. */
+	WEFT_EXPECT_EQ(t, pc.read().unicast_xmit - xmit0, uint64_t(n));
+	WEFT_EXPECT_EQ(t, burst_packets() - burst0, uint64_t(n > 2 ? n - 1 : 0));
 	Wc extra;
 	WEFT_EXPECT_EQ(t, l.u.a.cq->poll(Span<Wc>(&extra, 1)), size_t(0));
 	WEFT_EXPECT_EQ(t, l.u.b.cq->poll(Span<Wc>(&extra, 1)), size_t(0));

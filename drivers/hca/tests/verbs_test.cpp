@@ -282,6 +282,52 @@ void cq_comp_vector(Test &t)
 		WEFT_EXPECT_NE(t, weft_vector_cpu(attr.comp_vector_base), weft_vector_cpu(attr.comp_vector_base + 1));
 }
 
+/*
+ * An event held in a CqEventBatch (as the soft HCA holds them for the end
+ * of a run) interrupts the vector's CPU only when the batch fires, once
+ * however many completions it covers.
+ */
+void cq_event_batch(Test &t)
+{
+	Side a;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Rc, access::local_write));
+	const DeviceAttr &attr = a.dev->attr();
+	if (attr.num_comp_vectors < 2)
+		return; /* no other CPU to hold an interrupt for */
+	WhichCpu w[2];
+	Cq *cqs[2];
+	for (int v = 0; v < 2; v++) {
+		auto cq = a.ctx->create_cq(8, WhichCpu::handler, &w[v], Cq::HandlerContext::Atomic, v);
+		WEFT_ASSERT_OK(t, cq);
+		cqs[v] = cq.value();
+	}
+	SpinLock pin(WEFT_LOCK_CLASS("weft_test_pin"));
+	CqEventBatch batch;
+	int v = 0;
+	{
+		/* Not preemptible: the vector picked stays another CPU's through the pushes. */
+		SpinGuard g(pin);
+		v = weft_vector_cpu(attr.comp_vector_base) == weft_this_cpu() ? 1 : 0;
+		WEFT_EXPECT_FALSE(t, cqs[v]->req_notify(false));
+		Wc wc;
+		for (int i = 0; i < 3; i++) {
+			WEFT_EXPECT_TRUE(t, cqs[v]->push(wc, false, false, &batch));
+			/* Re-armed at once, as a NAPI poll finishing meanwhile would. */
+			(void)cqs[v]->req_notify(false);
+		}
+	}
+	weft_msleep(20);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&w[v].calls, __ATOMIC_ACQUIRE), 0);
+	batch.fire();
+	WEFT_EXPECT_TRUE(t, wait_for(w[v].calls, 1));
+	weft_msleep(20);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&w[v].calls, __ATOMIC_ACQUIRE), 1);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&w[v].cpu, __ATOMIC_RELAXED),
+		       weft_vector_cpu(attr.comp_vector_base + uint32_t(v)));
+	for (Cq *cq : cqs)
+		WEFT_EXPECT_OK(t, a.ctx->destroy_cq(cq));
+}
+
 /* The first packet at a QP in RTR raises "communication established". */
 struct EstFixture {
 	Side a, b, c, a2;
@@ -352,4 +398,5 @@ void comm_established(Test &t)
 
 WEFT_TEST_SUITE(weft_hca_verbs, WEFT_CASE(srq_shared_by_two_qps), WEFT_CASE(cq_notify_solicited),
 		WEFT_CASE(cq_overflow_and_resize), WEFT_CASE(cq_handler_context),
-		WEFT_CASE(cq_comp_vector), WEFT_CASE(comm_established));
+		WEFT_CASE(cq_comp_vector), WEFT_CASE(cq_event_batch),
+		WEFT_CASE(comm_established));

@@ -227,7 +227,8 @@ public:
 	 * (the caller's context may be atomic or hold the consumer's locks),
 	 * the event, and a Sleepable handler, run from a work item instead.
 	 */
-	bool push(const Wc &wc, bool solicited, bool call_handlers = true);
+	bool push(const Wc &wc, bool solicited, bool call_handlers = true,
+		  class CqEventBatch *batch = nullptr);
 	bool in_error() const { return error_; }
 
 	Context &ctx;
@@ -237,6 +238,7 @@ public:
 
 private:
 	friend class Context;
+	friend class CqEventBatch;
 	Completion drained_;
 	SpinLock lock_;
 	Array<Wc> ring_; /* one slot always empty */
@@ -257,6 +259,28 @@ private:
 	bool deferred_notify_ = false, deferred_error_ = false;
 	Work notify_work_;
 	static void notify_deferred(Work &w);
+};
+
+/*
+ * Completion events a producer holds back until its call ends (Cq::push
+ * with @batch): a burst of completions on a remote vector then costs one
+ * interrupt, not one per completion the consumer happens to be armed
+ * for, as an HCA's event moderation would have it.  Only events to
+ * another CPU are held; the batch raises them in fire() or when it dies.
+ */
+class CqEventBatch {
+public:
+	static constexpr uint32_t max = 4;
+	CqEventBatch() = default;
+	WEFT_NOCOPY(CqEventBatch);
+	~CqEventBatch() { fire(); }
+	/* Hold @cq's event (true), or false when full: raise it now. */
+	bool hold(Cq &cq);
+	void fire();
+
+private:
+	Ref<Cq> cqs_[max];
+	uint32_t n_ = 0;
 };
 
 /* A posted receive as queues keep it (the WR's SGEs copied). */
@@ -311,6 +335,7 @@ public:
 
 private:
 	friend class Context;
+	friend class CqEventBatch;
 	Completion drained_;
 	SpinLock lock_;
 	Array<RecvEntry> ring_;
