@@ -160,6 +160,10 @@ ethtool -k "$A" | grep -qx "rx-checksumming: on" || bad "ethtool -k $A: rx-check
 # into datagrams (the GRO check above saw them arrive as segments).
 ethtool -k "$A" | grep -qx "	tx-tcp-segmentation: on" || bad "ethtool -k $A: no tx-tcp-segmentation"
 [ "$(v tx_lso)" -gt 100 ] || bad "ethtool -S $A: tx_lso $(v tx_lso)"
+# Receive buffers are carved from pages that come round again once the
+# stack has freed them, rather than fresh (zeroed) pages each time.
+reused=$(weft_on h1 ethtool -S "$B" | sed -n 's/^ *rx_pages_reused: //p')
+[ "${reused:-0}" -gt 10 ] || bad "ethtool -S $B: rx_pages_reused ${reused:-missing}"
 ethtool -K "$A" tx off rx off && weft_on h1 ethtool -K "$B" tx off rx off || bad "ethtool -K tx off rx off"
 now() { ethtool -S "$A" | sed -n "s/^ *$1: //p"; }
 before=$(now tx_csum_offload) before_lso=$(now tx_lso)

@@ -47,7 +47,7 @@ struct weft_ipoib_stats {
 	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */
 	uint64_t tx_csum_offload;    /* sent with the HCA inserting the checksum */
 	uint64_t tx_lso;	     /* sent with the HCA segmenting (NETIF_F_TSO) */
-	uint64_t cm_rx_pages_reused; /* receive pages used again (counted by shim_mode.c) */
+	uint64_t rx_pages_reused;    /* receive pages used again, both modes (shim_mode.c) */
 };
 
 struct weft_ipoib_link {
@@ -132,7 +132,10 @@ int weft_ipoib_skb_lso(void *skb, uint16_t *hlen, uint16_t *mss, uint16_t *ip_of
 bool weft_ipoib_skb_fits(void *skb, uint32_t mtu);
 /* Free: @consumed for sent packets, else counted by the kernel as a drop. */
 void weft_ipoib_skb_free(void *skb, bool consumed);
-/* A receive buffer of @size bytes (atomic: the page-fragment cache); NULL if none. */
+/*
+ * A receive buffer of @size bytes (atomic: carved from a reused page, or
+ * from the page-fragment cache); NULL if none.
+ */
 void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, uint8_t **data);
 /*
  * What the HCA summed of a received message (verbs wc_flag::csum): the

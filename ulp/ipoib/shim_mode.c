@@ -119,6 +119,8 @@ void weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc)
 	spin_lock_init(&pc->lock);
 	pc->head = pc->tail = 0;
 	pc->reused = 0;
+	pc->carve = NULL;
+	pc->carve_off = 0;
 }
 
 /* The oldest page if the stack is done with it, else a new one. */
@@ -162,9 +164,56 @@ static void page_cache_put(struct weft_ipoib_page_cache *pc, struct page *page)
 		put_page(drop);
 }
 
+/*
+ * The buffer after the last one carved from the current page, or the
+ * start of a page from the cache (the current one goes to the back of
+ * the cache, to come round again once the stack has freed each of its
+ * buffers).  Each buffer holds a page reference, which the stack drops
+ * when it frees the skb built on it (skb_free_frag).
+ */
+void *weft_ipoib_page_cache_carve(struct weft_ipoib_page_cache *pc, unsigned int len)
+{
+	const unsigned int size = PAGE_SIZE << WEFT_IPOIB_CM_FRAG_ORDER;
+	struct page *page, *full;
+	void *buf = NULL;
+
+	if (len > size)
+		return NULL;
+	spin_lock_bh(&pc->lock);
+	page = pc->carve;
+	if (page && pc->carve_off + len <= size) {
+		buf = page_address(page) + pc->carve_off;
+		pc->carve_off += len;
+		get_page(page);
+	}
+	spin_unlock_bh(&pc->lock);
+	if (buf)
+		return buf;
+	page = page_cache_get(pc, GFP_ATOMIC);
+	if (!page)
+		return NULL;
+	get_page(page); /* the buffer's; the cache keeps the one it had */
+	spin_lock_bh(&pc->lock);
+	full = pc->carve;
+	pc->carve = page;
+	pc->carve_off = len;
+	spin_unlock_bh(&pc->lock);
+	if (full)
+		page_cache_put(pc, full);
+	return page_address(page);
+}
+
 void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc)
 {
 	spin_lock_bh(&pc->lock);
+	if (pc->carve) {
+		struct page *page = pc->carve;
+
+		pc->carve = NULL;
+		spin_unlock_bh(&pc->lock);
+		put_page(page);
+		spin_lock_bh(&pc->lock);
+	}
 	while (pc->head != pc->tail) {
 		struct page *page = pc->page[pc->head++ % WEFT_IPOIB_PAGE_CACHE];
 

@@ -15,17 +15,21 @@
 #include "ipoib_kapi.h"
 
 /*
- * Connected-mode receive pages handed up the stack, oldest first, each
- * with a reference of ours: one the stack has let go of (ours is the
- * only reference left) is used again without the page allocator (and its
- * zeroing of every page).  shim_mode.c.
+ * Receive pages handed up the stack, oldest first, each with a reference
+ * of ours: one the stack has let go of (ours is the only reference left)
+ * is used again without the page allocator (and its zeroing of every
+ * page, Debian's init_on_alloc).  Connected mode puts a page in each
+ * receive fragment; datagram mode carves its buffers from one page at a
+ * time (@carve), a reference per buffer.  shim_mode.c.
  */
 #define WEFT_IPOIB_PAGE_CACHE 256
 
 struct weft_ipoib_page_cache {
 	spinlock_t lock;
 	unsigned int head, tail;
-	u64 reused; /* ethtool -S cm_rx_pages_reused */
+	u64 reused; /* ethtool -S rx_pages_reused */
+	struct page *carve;	/* with the cache's reference; NULL: none yet */
+	unsigned int carve_off; /* its next free byte */
 	struct page *page[WEFT_IPOIB_PAGE_CACHE];
 };
 
@@ -86,6 +90,8 @@ bool weft_ipoib_netdev_is_ours(const struct net_device *dev);
 /* shim_mode.c: put back every page of the cache (the device is going away). */
 void weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc);
 void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc);
+/* A datagram receive buffer of @len bytes carved from a cached page; NULL if none fits or no memory. */
+void *weft_ipoib_page_cache_carve(struct weft_ipoib_page_cache *pc, unsigned int len);
 
 /* shim_link.c */
 extern struct rtnl_link_ops weft_ipoib_link_ops;
