@@ -485,18 +485,27 @@ bool weft_ipoib_skb_fits(void *skb, uint32_t mtu)
 	return s->len - WEFT_IPOIB_ENCAP_LEN <= mtu;
 }
 
+/* In NAPI (BH off, not hardirq) a sent skb's head goes to the per-CPU cache napi_build_skb takes from. */
+static bool weft_ipoib_in_bh(void)
+{
+	return in_softirq() && !in_hardirq();
+}
+
 void weft_ipoib_skb_free(void *skb, bool consumed)
 {
-	if (consumed)
+	if (consumed && weft_ipoib_in_bh())
+		napi_consume_skb(skb, 1);
+	else if (consumed)
 		dev_consume_skb_any(skb);
 	else
 		dev_kfree_skb_any(skb);
 }
 
 /*
- * From the page-fragment cache with build_skb, whatever the size: a 4 KiB
- * MTU's buffer would otherwise be a kmalloc of 8 KiB that Debian's
- * init_on_alloc zeroes every time.
+ * Carved from the interface's reused pages (or, larger than one, from the
+ * page-fragment cache) with build_skb: a 4 KiB MTU's buffer would
+ * otherwise be a kmalloc of 8 KiB that Debian's init_on_alloc zeroes
+ * every time.
  */
 void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, uint8_t **data)
 {
@@ -509,7 +518,7 @@ void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, uint8_t *
 		buf = netdev_alloc_frag(len);
 	if (!buf)
 		return NULL;
-	skb = build_skb(buf, len);
+	skb = weft_ipoib_in_bh() ? napi_build_skb(buf, len) : build_skb(buf, len);
 	if (!skb) {
 		skb_free_frag(buf);
 		return NULL;
