@@ -107,8 +107,8 @@ ethtool -k "$A" | grep -q "^	tx-tcp-segmentation: off" || bad "ethtool -k $A: TS
 # The HCA inserted the checksums of connected-mode TCP too.
 [ "$(stat - "$A" tx_csum_offload)" -gt 100 ] || bad "$A: tx_csum_offload $(stat - "$A" tx_csum_offload)"
 # The receivers' pages came back from the stack and were used again.
-[ "$(stat h1 "$B" rx_pages_reused)" -gt 0 ] || bad "$B: no receive page reused"
-[ "$(stat - "$A" rx_pages_reused)" -gt 0 ] || bad "$A: no receive page reused"
+[ "$(stat h1 "$B" cm_rx_pages_reused)" -gt 0 ] || bad "$B: no receive page reused"
+[ "$(stat - "$A" cm_rx_pages_reused)" -gt 0 ] || bad "$A: no receive page reused"
 
 # 4. Mode switches while a TCP stream runs.
 weft_on h1 iperf3 -s -1 -D -p 5203 >/dev/null 2>&1

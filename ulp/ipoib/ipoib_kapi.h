@@ -47,7 +47,8 @@ struct weft_ipoib_stats {
 	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */
 	uint64_t tx_csum_offload;    /* sent with the HCA inserting the checksum */
 	uint64_t tx_lso;	     /* sent with the HCA segmenting (NETIF_F_TSO) */
-	uint64_t rx_pages_reused;    /* receive pages used again, both modes (shim_mode.c) */
+	uint64_t rx_pages_reused;    /* datagram receive pages used again (shim_mode.c) */
+	uint64_t cm_rx_pages_reused; /* connected-mode receive pages used again */
 };
 
 struct weft_ipoib_link {

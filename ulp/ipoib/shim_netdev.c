@@ -184,7 +184,7 @@ static const struct {
 	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
 	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
 	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(tx_csum_offload),
-	WEFT_IPOIB_STAT(tx_lso), WEFT_IPOIB_STAT(rx_pages_reused),
+	WEFT_IPOIB_STAT(tx_lso), WEFT_IPOIB_STAT(rx_pages_reused), WEFT_IPOIB_STAT(cm_rx_pages_reused),
 };
 static_assert(ARRAY_SIZE(weft_ipoib_stat_names) * sizeof(u64) == sizeof(struct weft_ipoib_stats));
 
@@ -209,7 +209,8 @@ static void weft_ipoib_get_ethtool_stats(struct net_device *dev, struct ethtool_
 	size_t i;
 
 	weft_ipoib_get_stats(priv_of(dev)->ctx, &st);
-	st.rx_pages_reused = READ_ONCE(priv_of(dev)->pages.reused);
+	st.rx_pages_reused = READ_ONCE(priv_of(dev)->ud_pages.reused);
+	st.cm_rx_pages_reused = READ_ONCE(priv_of(dev)->pages.reused);
 	for (i = 0; i < ARRAY_SIZE(weft_ipoib_stat_names); i++)
 		data[i] = *(u64 *)((u8 *)&st + weft_ipoib_stat_names[i].off);
 }
@@ -292,6 +293,7 @@ void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, 
 
 	p->ctx = ctx;
 	weft_ipoib_page_cache_init(&p->pages);
+	weft_ipoib_page_cache_init(&p->ud_pages);
 	/* The soft HCA inserts and sums checksums as it copies (verbs csum_offload). */
 	if (weft_ipoib_csum_offload(ctx)) {
 		dev->hw_features |= NETIF_F_HW_CSUM | NETIF_F_RXCSUM;
@@ -354,6 +356,7 @@ void weft_ipoib_netdev_free(struct weft_ipoib_netdev *nd)
 
 	netif_napi_del(&priv_of(dev)->napi);
 	weft_ipoib_page_cache_drain(&priv_of(dev)->pages);
+	weft_ipoib_page_cache_drain(&priv_of(dev)->ud_pages);
 	free_netdev(dev);
 }
 
@@ -513,7 +516,7 @@ void *weft_ipoib_rx_alloc(struct weft_ipoib_netdev *nd, uint32_t size, uint8_t *
 	struct sk_buff *skb;
 	void *buf;
 
-	buf = weft_ipoib_page_cache_carve(&priv_of(to_dev(nd))->pages, len);
+	buf = weft_ipoib_page_cache_carve(&priv_of(to_dev(nd))->ud_pages, len);
 	if (!buf)
 		buf = netdev_alloc_frag(len);
 	if (!buf)

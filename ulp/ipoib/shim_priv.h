@@ -20,14 +20,15 @@
  * is used again without the page allocator (and its zeroing of every
  * page, Debian's init_on_alloc).  Connected mode puts a page in each
  * receive fragment; datagram mode carves its buffers from one page at a
- * time (@carve), a reference per buffer.  shim_mode.c.
+ * time (@carve), a reference per buffer, in a cache of its own.
+ * shim_mode.c.
  */
 #define WEFT_IPOIB_PAGE_CACHE 256
 
 struct weft_ipoib_page_cache {
 	spinlock_t lock;
 	unsigned int head, tail;
-	u64 reused; /* ethtool -S rx_pages_reused */
+	u64 reused; /* ethtool -S rx_pages_reused, cm_rx_pages_reused */
 	struct page *carve;	/* with the cache's reference; NULL: none yet */
 	unsigned int carve_off; /* its next free byte */
 	struct page *page[WEFT_IPOIB_PAGE_CACHE];
@@ -36,7 +37,12 @@ struct weft_ipoib_page_cache {
 struct weft_ipoib_priv {
 	void *ctx;
 	struct napi_struct napi;
-	struct weft_ipoib_page_cache pages;
+	/*
+	 * One cache per mode's buffers: a page is taken again only from the
+	 * front, and connected mode's would wait behind datagram pages that
+	 * an idle UD ring holds for as long as it is idle.
+	 */
+	struct weft_ipoib_page_cache pages, ud_pages;
 };
 
 static inline void *weft_ipoib_ctx_of(const struct net_device *dev)
