@@ -132,7 +132,7 @@ Result<void> fill_burst(void *ctx, size_t off, Bytes dst, CsumAcc *acc)
 	if (at + dst.size() > each)
 		return Error(err::EINVAL);
 	if (b->made != k) {
-		make_header(*b->wr, b->first + k, b->n, mss, b->total, b->f);
+		make_header(*b->wr, k, b->n, mss, b->total, b->f);
 		b->f.data.msg_len = mss;
 		b->made = k;
 	}

@@ -72,12 +72,12 @@ Result<void> fill(void *ctx, size_t off, Bytes dst, CsumAcc *acc);
 
 /*
  * Whole-MSS datagrams sent as one burst (PacketBuf::burst): datagram k of
- * the burst is @first + k of the message, each @hlen + mss bytes.
+ * the burst is datagram k of the message, each hlen + mss bytes.
  */
 struct BurstFill {
 	Fill f;
 	const verbs::SendWr *wr = nullptr;
-	uint32_t first = 0, n = 0, total = 0;
+	uint32_t n = 0, total = 0;
 	uint32_t made = ~0u; /* the datagram f's header is made for */
 };
 

@@ -2,6 +2,7 @@
 /* Unreliable Datagram, and QP0/QP1 which use it (IBA 9.8, 10.2.5). */
 #include "lso.h"
 #include "qp.h"
+#include "switch.h"
 
 namespace weft::hca {
 
@@ -77,7 +78,7 @@ WcStatus SoftQp::ud_send_lso(SendWqe &w)
 		return WcStatus::LocProtErr;
 	const uint32_t n = lso::packets(w.length, mss);
 	uint32_t i = 0;
-	if (n > 2 && cur_ && w.wr.ud.ah->attr.dlid < 0xc000) {
+	if (n > 2 && cur_ && w.wr.ud.ah->attr.dlid < multicast_lid_base) {
 		lso::BurstFill b;
 		b.f.data = data;
 		b.wr = &w.wr;
