@@ -10,7 +10,7 @@
 #   make run             boot a test host, load the stack, show it
 #   make bench           verbs benchmark: Weft vs memcpy vs rxe (perftest)
 #   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
-#   make profile-ipoib   where the time goes under IPoIB iperf3 (MODE=connected|datagram)
+#   make profile-ipoib   where the time goes under IPoIB iperf3 (MODE=connected|datagram, IPERF="-A 0,1")
 #   make debug-kernel    build (or reuse) the cached KUnit/KASAN/lockdep kernel
 #   make deps            install the Debian packages the build and tests need
 #

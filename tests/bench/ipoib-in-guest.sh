@@ -6,15 +6,17 @@
 # the software ceiling.  Prints IPOIB-BENCH lines; asserts nothing.
 #   $1  seconds per iperf3 run (default 10)
 #   $2  rounds (default 3)
+#   $3  extra iperf3 client arguments (e.g. "-A 0,1")
 set -u
 . /weft-job/guest-lib.sh
-secs=${1:-10} rounds=${2:-3}
+secs=${1:-10} rounds=${2:-3} extra=${3:-}
 
 # mbits HOST SERVER [iperf3 args]: receiver-side Mbit/s of one TCP run.
 mbits() {
 	local h=$1 s=$2
 	shift 2
-	weft_on "$h" timeout $((secs + 30)) iperf3 -c "$s" -t "$secs" -J "$@" 2>/dev/null |
+	# shellcheck disable=SC2086
+	weft_on "$h" timeout $((secs + 30)) iperf3 -c "$s" -t "$secs" -J $extra "$@" 2>/dev/null |
 		awk -F'[:,]' '/"sum_received"/ { r = 1 } r && /"bits_per_second"/ { printf "%.0f\n", $2 / 1e6; exit }'
 }
 

@@ -26,6 +26,9 @@ write() {
 	weft_on "$1" bash -c 'echo "$1" >"$2"' x "$3" "$2" 2>&1 | sed 's/.*: //'
 }
 
+# cached HOST IFACE: the receive pages IFACE's caches hold (ethtool -S).
+cached() { weft_on "$1" ethtool -S "$2" | awk '/ rx_pages_cached:/ { print $2 }'; }
+
 weft_kmemleak_clear
 weft_load weft_hca:hcas=0 || exit 1
 weft_star 3 || bad "switch, HCAs and cables"
@@ -198,6 +201,7 @@ f1=$!
 ping -f -w 20 10.78.0.2 >/dev/null 2>&1 &
 f2=$!
 sleep 2
+echo "ipoib_pkey: under the flood $AC caches $(cached - "$AC") pages, $BC $(cached h1 "$BC")"
 t0=$(date +%s)
 timeout 60 ip netns exec h1 ip link del "$BC" || bad "ip link del $BC under a ping flood"
 e=$(timeout 60 sh -c "echo 0x8001 >$net/$A/delete_child" 2>&1)
@@ -206,6 +210,16 @@ echo "ipoib_pkey: two children deleted under a ping flood in $(($(date +%s) - t0
 [ -e $net/$AC ] && bad "$AC still there"
 wait $f1 $f2 2>/dev/null
 weft_pings h1 10.77.0.1 || bad "the port interfaces after their children went"
+# Every receive page the module still holds is a live interface's: a
+# deleted child's went back with it (they used to stay, counted nowhere).
+for _ in 1 2 3 4 5 6; do
+	want=$(($(cached - "$A") + $(cached h1 "$B") + $(cached h2 "$C")))
+	have=$(cat /sys/kernel/debug/weft_ipoib/pages_cached)
+	[ "$want" = "$have" ] && break
+	sleep 0.5
+done
+echo "ipoib_pkey: after the children went, the module caches $have pages, $A $B $C hold $want"
+[ "$want" = "$have" ] || bad "receive pages left behind by the deleted children"
 
 # 6. rmmod with children up under traffic.
 echo 0x8001 >$net/$A/create_child && addrs - "$AC" 10.78.0.1

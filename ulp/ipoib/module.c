@@ -16,8 +16,8 @@ static unsigned int send_queue_size = 128;
 module_param(send_queue_size, uint, 0444);
 MODULE_PARM_DESC(send_queue_size, "UD send ring entries per interface (power of 2, 2..8192; default 128)");
 
-static unsigned int recv_queue_size = 256;
-module_param(recv_queue_size, uint, 0444);
+unsigned int weft_ipoib_recv_queue_size = 256;
+module_param_named(recv_queue_size, weft_ipoib_recv_queue_size, uint, 0444);
 MODULE_PARM_DESC(recv_queue_size, "UD receive ring entries per interface (power of 2, 2..8192; default 256)");
 
 bool weft_ipoib_cm_enable = true;
@@ -41,17 +41,22 @@ static int __init weft_ipoib_init(void)
 {
 	int ret;
 
-	if (!ring_size_ok(send_queue_size) || !ring_size_ok(recv_queue_size) ||
+	if (!ring_size_ok(send_queue_size) || !ring_size_ok(weft_ipoib_recv_queue_size) ||
 	    weft_ipoib_cm_srq_size < 2 || weft_ipoib_cm_srq_size > 4096 || !weft_ipoib_cm_max_conns ||
 	    weft_ipoib_cm_max_conns > 1024)
 		return -EINVAL;
-	ret = weft_ipoib_client_register(send_queue_size, recv_queue_size);
-	if (ret)
+	weft_ipoib_debugfs_init();
+	ret = weft_ipoib_client_register(send_queue_size, weft_ipoib_recv_queue_size);
+	if (ret) {
+		weft_ipoib_debugfs_exit();
 		return ret;
+	}
 	/* "ipoib" link ops for P_Key children (fails if Linux's ib_ipoib has the kind). */
 	ret = weft_ipoib_link_register();
-	if (ret)
+	if (ret) {
 		weft_ipoib_client_unregister();
+		weft_ipoib_debugfs_exit();
+	}
 	return ret;
 }
 
@@ -61,6 +66,7 @@ static void __exit weft_ipoib_exit(void)
 	weft_ipoib_link_unregister();
 	weft_ipoib_client_unregister();
 	weft_ipoib_shim_mode_exit();
+	weft_ipoib_debugfs_exit();
 }
 
 module_init(weft_ipoib_init);

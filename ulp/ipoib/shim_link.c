@@ -123,6 +123,8 @@ void weft_ipoib_link_unregister(void)
 static void weft_ipoib_child_destructor(struct net_device *dev)
 {
 	weft_ipoib_child_released(weft_ipoib_ctx_of(dev));
+	/* Nothing receives any more: the pages go back (a port's own do in netdev_free). */
+	weft_ipoib_priv_caches_destroy(netdev_priv(dev));
 }
 
 struct weft_ipoib_netdev *weft_ipoib_child_netdev_create(void *ctx, const struct weft_ipoib_child_spec *spec,
@@ -144,10 +146,14 @@ struct weft_ipoib_netdev *weft_ipoib_child_netdev_create(void *ctx, const struct
 		}
 		dev_net_set(dev, dev_net(parent));
 	}
-	weft_ipoib_netdev_prepare(dev, ctx, port, addr, bcast, mtu, tx_queue_len);
-	dev->rtnl_link_ops = &weft_ipoib_link_ops;
-	dev->sysfs_groups[0] = &weft_ipoib_child_attrs;
-	ret = register_netdevice(dev);
+	ret = weft_ipoib_netdev_prepare(dev, ctx, port, addr, bcast, mtu, tx_queue_len);
+	if (!ret) {
+		dev->rtnl_link_ops = &weft_ipoib_link_ops;
+		dev->sysfs_groups[0] = &weft_ipoib_child_attrs;
+		ret = register_netdevice(dev);
+		if (ret)
+			weft_ipoib_priv_caches_destroy(netdev_priv(dev));
+	}
 	if (ret) {
 		/* Not registered: unused, and a netdev from rtnl_newlink is still rtnl's to free. */
 		if (!spec->dev)

@@ -185,6 +185,7 @@ static const struct {
 	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
 	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(tx_csum_offload),
 	WEFT_IPOIB_STAT(tx_lso), WEFT_IPOIB_STAT(rx_pages_reused), WEFT_IPOIB_STAT(cm_rx_pages_reused),
+	WEFT_IPOIB_STAT(rx_pages_cached),
 };
 static_assert(ARRAY_SIZE(weft_ipoib_stat_names) * sizeof(u64) == sizeof(struct weft_ipoib_stats));
 
@@ -211,6 +212,8 @@ static void weft_ipoib_get_ethtool_stats(struct net_device *dev, struct ethtool_
 	weft_ipoib_get_stats(priv_of(dev)->ctx, &st);
 	st.rx_pages_reused = READ_ONCE(priv_of(dev)->ud_pages.reused);
 	st.cm_rx_pages_reused = READ_ONCE(priv_of(dev)->pages.reused);
+	st.rx_pages_cached = weft_ipoib_page_cache_held(&priv_of(dev)->pages) +
+			     weft_ipoib_page_cache_held(&priv_of(dev)->ud_pages);
 	for (i = 0; i < ARRAY_SIZE(weft_ipoib_stat_names); i++)
 		data[i] = *(u64 *)((u8 *)&st + weft_ipoib_stat_names[i].off);
 }
@@ -286,14 +289,15 @@ void weft_ipoib_setup(struct net_device *dev)
 	netif_keep_dst(dev);
 }
 
-void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, const uint8_t *addr,
-			       const uint8_t *bcast, unsigned int mtu, unsigned int tx_queue_len)
+int weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, const uint8_t *addr,
+			      const uint8_t *bcast, unsigned int mtu, unsigned int tx_queue_len)
 {
 	struct weft_ipoib_priv *p = priv_of(dev);
+	int ret = weft_ipoib_priv_caches_init(p, weft_ipoib_recv_queue_size);
 
+	if (ret)
+		return ret;
 	p->ctx = ctx;
-	weft_ipoib_page_cache_init(&p->pages);
-	weft_ipoib_page_cache_init(&p->ud_pages);
 	/* The soft HCA inserts and sums checksums as it copies (verbs csum_offload). */
 	if (weft_ipoib_csum_offload(ctx)) {
 		dev->hw_features |= NETIF_F_HW_CSUM | NETIF_F_RXCSUM;
@@ -315,6 +319,7 @@ void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, 
 	dev_addr_set(dev, addr);
 	memcpy(dev->broadcast, bcast, INFINIBAND_ALEN);
 	netif_carrier_off(dev);
+	return 0;
 }
 
 struct weft_ipoib_netdev *weft_ipoib_netdev_create(void *ctx, uint8_t port, const uint8_t *addr,
@@ -331,13 +336,19 @@ struct weft_ipoib_netdev *weft_ipoib_netdev_create(void *ctx, uint8_t port, cons
 		return NULL;
 	}
 	p = priv_of(dev);
-	weft_ipoib_netdev_prepare(dev, ctx, port, addr, bcast, mtu, tx_queue_len);
+	ret = weft_ipoib_netdev_prepare(dev, ctx, port, addr, bcast, mtu, tx_queue_len);
+	if (ret) {
+		free_netdev(dev);
+		*err = ret;
+		return NULL;
+	}
 	/* Children hang off it (shim_link.c, shim_sysfs.c). */
 	dev->rtnl_link_ops = &weft_ipoib_link_ops;
 	dev->sysfs_groups[0] = &weft_ipoib_port_attrs;
 	ret = register_netdev(dev);
 	if (ret) {
 		netif_napi_del(&p->napi);
+		weft_ipoib_priv_caches_destroy(p);
 		free_netdev(dev);
 		*err = ret;
 		return NULL;
@@ -355,8 +366,7 @@ void weft_ipoib_netdev_free(struct weft_ipoib_netdev *nd)
 	struct net_device *dev = to_dev(nd);
 
 	netif_napi_del(&priv_of(dev)->napi);
-	weft_ipoib_page_cache_drain(&priv_of(dev)->pages);
-	weft_ipoib_page_cache_drain(&priv_of(dev)->ud_pages);
+	weft_ipoib_priv_caches_destroy(priv_of(dev));
 	free_netdev(dev);
 }
 

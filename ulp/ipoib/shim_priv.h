@@ -21,6 +21,9 @@
  * page, Debian's init_on_alloc).  Connected mode puts a page in each
  * receive fragment; datagram mode carves its buffers from one page at a
  * time (@carve), a reference per buffer, in a cache of its own.
+ * A datagram cache holds the pages of every posted buffer as well, so it
+ * is sized from the receive ring (weft_ipoib_ud_cache_size): a ring that
+ * outgrew it would push out each page before it came round again.
  * shim_mode.c.
  */
 #define WEFT_IPOIB_PAGE_CACHE 256
@@ -28,10 +31,11 @@
 struct weft_ipoib_page_cache {
 	spinlock_t lock;
 	unsigned int head, tail;
+	unsigned int cap;	/* entries of @page, a power of two */
 	u64 reused; /* ethtool -S rx_pages_reused, cm_rx_pages_reused */
 	struct page *carve;	/* with the cache's reference; NULL: none yet */
 	unsigned int carve_off; /* its next free byte */
-	struct page *page[WEFT_IPOIB_PAGE_CACHE];
+	struct page **page;
 };
 
 struct weft_ipoib_priv {
@@ -86,16 +90,39 @@ static inline void weft_ipoib_rx_csum_set(struct sk_buff *s, struct weft_ipoib_r
 	s->ip_summed = CHECKSUM_COMPLETE;
 }
 
+/* module.c: the recv_queue_size parameter (every interface's UD receive ring). */
+extern unsigned int weft_ipoib_recv_queue_size;
+
 /* shim_netdev.c */
 void weft_ipoib_setup(struct net_device *dev);
-/* Everything weft_ipoib_netdev_create does between allocation and registration. */
-void weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, const uint8_t *addr,
+/*
+ * Everything weft_ipoib_netdev_create does between allocation and
+ * registration; on success the page caches are the netdev's, for
+ * weft_ipoib_priv_caches_destroy once it is unregistered.
+ */
+int weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, const uint8_t *addr,
 			       const uint8_t *bcast, unsigned int mtu, unsigned int tx_queue_len);
 bool weft_ipoib_netdev_is_ours(const struct net_device *dev);
 
-/* shim_mode.c: put back every page of the cache (the device is going away). */
-void weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc);
+/*
+ * shim_mode.c.  init: an empty cache of @cap (a power of two) entries;
+ * drain: put back every page it holds (connected mode stopped, or the
+ * device going); destroy: drain, then free it (the device's last step).
+ */
+int weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc, unsigned int cap);
 void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc);
+void weft_ipoib_page_cache_destroy(struct weft_ipoib_page_cache *pc);
+/* Pages the cache holds a reference to (ethtool -S rx_pages_cached). */
+unsigned int weft_ipoib_page_cache_held(struct weft_ipoib_page_cache *pc);
+/* Pages every cache of the module holds (debugfs weft_ipoib/pages_cached). */
+long weft_ipoib_pages_cached(void);
+void weft_ipoib_debugfs_init(void);
+void weft_ipoib_debugfs_exit(void);
+/* The datagram cache's size for a receive ring of @ring buffers. */
+unsigned int weft_ipoib_ud_cache_size(unsigned int ring);
+/* Both caches of a netdev: the datagram one sized for @ring receive buffers. */
+int weft_ipoib_priv_caches_init(struct weft_ipoib_priv *p, unsigned int ring);
+void weft_ipoib_priv_caches_destroy(struct weft_ipoib_priv *p);
 /* A datagram receive buffer of @len bytes carved from a cached page; NULL if none fits or no memory. */
 void *weft_ipoib_page_cache_carve(struct weft_ipoib_page_cache *pc, unsigned int len);
 
