@@ -15,7 +15,7 @@
 # kernel splat (tests/harness/splat.sh).  The full console log is kept.
 # WEFT_VM_APPEND adds to the guest kernel's command line (profile=2 for
 # readprofile, say); WEFT_VM_MONITOR=PATH puts QEMU's monitor on that unix
-# socket (tests/bench/sample-pc.py samples the guest's PCs through it);
+# socket (info registers, say, from outside the guest);
 # WEFT_VM_JOB_DIR is a mktemp template for the job directory (/weft-job
 # in the guest, writable), to find what the guest leaves there.
 set -euo pipefail
