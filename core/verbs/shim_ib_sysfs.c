@@ -73,7 +73,7 @@ struct weft_ib_port {
 	struct weft_ib_sysfs *dev;
 	u32 num;
 	struct attribute_group gids, pkeys;
-	const struct attribute_group *groups[4];
+	const struct attribute_group *groups[5];
 	struct attribute **ptrs;	/* the two lists, each NULL-terminated */
 	struct weft_ib_table_attr table[];	/* gid entries, then pkey entries */
 };
@@ -486,6 +486,23 @@ static const struct attribute_group weft_ib_counter_group = {
 	.attrs = weft_ib_counter_attrs,
 };
 
+/*
+ * hw_counters/<name>: the device's own counters, not the PMA's, named as
+ * mlx5 names them (in-tree also has a writable "lifespan" there, the
+ * cache time of rdma_hw_stats; these are read live, so there is none).
+ */
+WEFT_IB_COUNTER("out_of_buffer", out_of_buffer, 64);
+
+static struct attribute *weft_ib_hw_counter_attrs[] = {
+	&weft_ib_counter_out_of_buffer.attr,
+	NULL
+};
+
+static const struct attribute_group weft_ib_hw_counter_group = {
+	.name = "hw_counters",
+	.attrs = weft_ib_hw_counter_attrs,
+};
+
 static void weft_ib_port_release(struct kobject *kobj)
 {
 	kvfree(to_port(kobj));
@@ -557,8 +574,10 @@ static int weft_ib_port_add(struct weft_ib_sysfs *s, u32 num)
 				    weft_ib_pkey_show);
 		p->groups[g++] = &p->pkeys;
 	}
-	if (s->ops->query_counters)
+	if (s->ops->query_counters) {
 		p->groups[g++] = &weft_ib_counter_group;
+		p->groups[g++] = &weft_ib_hw_counter_group;
+	}
 	p->groups[g] = NULL;
 
 	ret = kobject_add(&p->kobj, s->ports_kobj, "%u", num);

@@ -74,6 +74,7 @@ int query_counters(void *ctx, uint32_t port, struct weft_ib_sysfs_counters *out)
 	out->unicast_rcv_packets = v.unicast_rcv;
 	out->multicast_xmit_packets = v.multicast_xmit;
 	out->multicast_rcv_packets = v.multicast_rcv;
+	out->out_of_buffer = v.out_of_buffer;
 	return 0;
 }
 

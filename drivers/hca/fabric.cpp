@@ -105,6 +105,7 @@ verbs::PortCounterValues PortCounters::read() const
 	out.unicast_rcv = rd(unicast_rcv);
 	out.multicast_xmit = rd(multicast_xmit);
 	out.multicast_rcv = rd(multicast_rcv);
+	out.out_of_buffer = rd(out_of_buffer);
 	return out;
 }
 

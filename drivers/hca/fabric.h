@@ -99,6 +99,8 @@ struct PortCounters {
 	uint64_t bad_pkey, bad_qkey;
 	uint64_t link_downed;
 	uint64_t no_dest_qp; /* Weft: well-formed, but no such QP */
+	/* Weft (mlx5's name): arrived with no receive WQE: UD dropped, RC RNR NAKed */
+	uint64_t out_of_buffer;
 	uint64_t unicast_xmit, unicast_rcv, multicast_xmit, multicast_rcv;
 
 	static void bump(uint64_t &c, uint64_t n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }

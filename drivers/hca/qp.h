@@ -193,7 +193,9 @@ private:
 	void ud_spec(const SendWqe &w, PacketSpec &s);
 	verbs::WcStatus ud_transmit(PacketSpec &s);
 	void ud_receive(const Packet &p, PacketBuf &buf);
-	bool ud_place(const Packet &p, const Payload &data, uint16_t pkey_index, const Port &in);
+	bool ud_place(const Packet &p, const Payload &data, uint16_t pkey_index, Port &in);
+	/* A message found no receive WQE (hw_counters/out_of_buffer). */
+	void count_out_of_buffer();
 
 	/* rc_requester.cpp (RC and UC) */
 	void requester();

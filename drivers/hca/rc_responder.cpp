@@ -59,6 +59,12 @@ void SoftQp::nak(uint8_t syndrome)
 	send_ack(syndrome, epsn_);
 }
 
+void SoftQp::count_out_of_buffer()
+{
+	if (Port *in = hca.port(port))
+		PortCounters::bump(in->counters.out_of_buffer);
+}
+
 bool SoftQp::resp_send(const Packet &p)
 {
 	const bool first = p.op->first, last = p.op->last;
@@ -69,6 +75,7 @@ bool SoftQp::resp_send(const Packet &p)
 				to_error();
 				return false;
 			}
+			count_out_of_buffer();
 			nak(syn_rnr | (attr_.min_rnr_timer & 0x1f));
 			return false;
 		}
@@ -163,6 +170,7 @@ bool SoftQp::resp_write(const Packet &p)
 	RecvWqe r;
 	bool imm = p.immdt != nullptr;
 	if (imm && !take_recv(r)) {
+		count_out_of_buffer();
 		nak(syn_rnr | (attr_.min_rnr_timer & 0x1f));
 		return false;
 	}

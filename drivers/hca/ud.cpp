@@ -156,11 +156,13 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
  * unreliable, IBA 9.8) and place the GRH (or 40 unused bytes) before the
  * payload (IBA 11.4.1.2).  False once the QP has failed.
  */
-bool SoftQp::ud_place(const Packet &p, const Payload &data, uint16_t pkey_index, const Port &in)
+bool SoftQp::ud_place(const Packet &p, const Payload &data, uint16_t pkey_index, Port &in)
 {
 	RecvWqe r;
-	if (!take_recv(r))
+	if (!take_recv(r)) {
+		PortCounters::bump(in.counters.out_of_buffer);
 		return true;
+	}
 	verbs::Wc wc;
 	wc.opcode = verbs::WcOpcode::Recv;
 	SgRef sg{r.sge, r.nsge};

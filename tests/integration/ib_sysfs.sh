@@ -67,7 +67,7 @@ expect $p/phys_state $'5: LinkUp\n'
 expect $p/rate $'100 Gb/sec (4X EDR)\n'
 expect $p/cap_mask $'0x02510868\n'
 expect $p/link_layer $'InfiniBand\n'
-expect_ls $p "cap_mask counters gids lid lid_mask_count link_layer phys_state pkeys rate sm_lid sm_sl state"
+expect_ls $p "cap_mask counters gids hw_counters lid lid_mask_count link_layer phys_state pkeys rate sm_lid sm_sl state"
 expect_ls $p/gids "0 1"
 expect $p/gids/0 $'fe80:0000:0000:0000:0006:6a00:d800:0101\n'
 expect $p/gids/1 $'0000:0000:0000:0000:0000:0000:0000:0000\n'
@@ -82,6 +82,8 @@ expect $p/counters/VL15_dropped $'7\n'
 expect $p/counters/port_xmit_data $'1234567890123\n'
 expect $p/counters/port_rcv_data $'42\n'
 expect $p/counters/multicast_rcv_packets $'0\n'
+expect_ls $p/hw_counters "out_of_buffer"
+expect $p/hw_counters/out_of_buffer $'5000000000\n'
 p=$ca/ports/2
 expect $p/state $'1: DOWN\n'
 expect $p/phys_state $'2: Polling\n'

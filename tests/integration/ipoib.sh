@@ -103,6 +103,9 @@ echo "ipoib: GRO: $((rx1 - rx0)) packets received, $((ip1 - ip0)) IP packets up 
 iperf h1 - $ip4a || bad "iperf3 TCP h1 -> root"
 iperf - h1 $ip4b -u -b 200M || bad "iperf3 UDP root -> h1"
 iperf h1 - $ip4a -u -b 200M || bad "iperf3 UDP h1 -> root"
+# What UDP lost at a full receive ring shows here (the netdev never sees it).
+oob() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/out_of_buffer"; }
+echo "ipoib: hw_counters/out_of_buffer weft0 $(oob weft0), weft1 $(oob weft1)"
 
 # IP multicast: a receiver joins 239.77.0.1 (ndo_set_rx_mode -> an SA join),
 # the other host sends until 5 datagrams arrived (at most 30 s: joins are

@@ -3,7 +3,8 @@
  * KUnit: the data path of the default subnet (weft0 and weft1 behind
  * weftsw0, autoconfigured), driven through the verbs API exactly as a ULP
  * would: RC SEND/WRITE/READ byte-exact across sizes, MTUs and SGE layouts,
- * atomics, remote access errors, RNR exhaustion, UD with Q_Key checks.
+ * atomics, remote access errors, RNR exhaustion, UD with Q_Key checks,
+ * and the count of messages that found no receive WQE.
  */
 #include <weft/test.h>
 #include <weft/verbs/test_pair.h>
@@ -129,11 +130,30 @@ void rc_atomics(Test &t)
 	WEFT_EXPECT_EQ(t, target, 7ull);
 }
 
+/* The port's messages that found no receive WQE (hw_counters/out_of_buffer). */
+uint64_t out_of_buffer(Side &s)
+{
+	PortCounterValues v;
+	return s.dev->query_counters(1, v) ? v.out_of_buffer : ~0ull;
+}
+
+/* The count past @base once it reaches @want (a receiver may run after the send completes), or after 1 s. */
+uint64_t out_of_buffer_since(Side &s, uint64_t base, uint64_t want)
+{
+	uint64_t n = out_of_buffer(s) - base;
+	for (int i = 0; i < 1000 && n < want; i++) {
+		weft_msleep(1);
+		n = out_of_buffer(s) - base;
+	}
+	return n;
+}
+
 /* No receive posted and rnr_retry 0: the first RNR NAK ends it (IBA 9.7.5.2.8). */
 void rc_rnr_retry_exhausted(Test &t)
 {
 	Pair c;
 	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M256, 0));
+	const uint64_t oob = out_of_buffer(c.b);
 	static uint8_t byte = 1;
 	Sge sg{reinterpret_cast<uint64_t>(&byte), 1, c.a.mr->lkey};
 	SendWr wr;
@@ -141,6 +161,8 @@ void rc_rnr_retry_exhausted(Test &t)
 	wr.sg = Span<const Sge>(&sg, 1);
 	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
 	expect_wc(t, wait_wc(c.a.cq), WcStatus::RnrRetryExcErr, WcOpcode::Send);
+	/* The responder counted the SEND it RNR NAKed. */
+	WEFT_EXPECT_EQ(t, out_of_buffer_since(c.b, oob, 1), 1ull);
 	/* Then everything still queued is flushed (IBA 10.3.1). */
 	WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
 	expect_wc(t, wait_wc(c.a.cq), WcStatus::WrFlushErr, WcOpcode::Send);
@@ -181,16 +203,24 @@ void ud_send_and_qkey(Test &t)
 	static uint8_t msg[100], rbuf[200];
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = static_cast<uint8_t>(i * 3);
-	Sge rsg{reinterpret_cast<uint64_t>(rbuf), sizeof(rbuf), b.mr->lkey};
-	RecvWr rwr;
-	rwr.sg = Span<const Sge>(&rsg, 1);
-	WEFT_ASSERT_OK(t, b.qp->post_recv(rwr));
 	Sge ssg{reinterpret_cast<uint64_t>(msg), sizeof(msg), a.mr->lkey};
 	SendWr wr;
 	wr.opcode = WrOpcode::Send;
 	wr.sg = Span<const Sge>(&ssg, 1);
 	wr.ud.ah = ah.value();
 	wr.ud.remote_qpn = b.qp->qpn;
+	/* IBA 9.8: with no receive posted the datagrams are dropped, and counted. */
+	const uint64_t oob = out_of_buffer(b);
+	wr.ud.remote_qkey = 0x2222;
+	for (int i = 0; i < 3; i++) {
+		WEFT_ASSERT_OK(t, a.qp->post_send(wr));
+		expect_wc(t, wait_wc(a.cq), WcStatus::Success, WcOpcode::Send);
+	}
+	WEFT_EXPECT_EQ(t, out_of_buffer_since(b, oob, 3), 3ull);
+	Sge rsg{reinterpret_cast<uint64_t>(rbuf), sizeof(rbuf), b.mr->lkey};
+	RecvWr rwr;
+	rwr.sg = Span<const Sge>(&rsg, 1);
+	WEFT_ASSERT_OK(t, b.qp->post_recv(rwr));
 	wr.ud.remote_qkey = 0x2223; /* wrong */
 	WEFT_ASSERT_OK(t, a.qp->post_send(wr));
 	expect_wc(t, wait_wc(a.cq), WcStatus::Success, WcOpcode::Send);
@@ -207,6 +237,7 @@ void ud_send_and_qkey(Test &t)
 	/* Only one receive completed: the wrong-Q_Key datagram never arrived. */
 	Wc extra;
 	WEFT_EXPECT_EQ(t, b.cq->poll(Span<Wc>(&extra, 1)), size_t(0));
+	WEFT_EXPECT_EQ(t, out_of_buffer_since(b, oob, 3), 3ull);
 	PortAttr pa;
 	WEFT_ASSERT_OK(t, b.dev->query_port(1, pa));
 	WEFT_EXPECT_GE(t, pa.qkey_viol_cntr, 1u);

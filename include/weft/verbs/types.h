@@ -224,6 +224,8 @@ struct PortCounterValues {
 	uint64_t xmit_words = 0, rcv_words = 0;
 	uint64_t xmit_discards = 0, rcv_errors = 0, vl15_dropped = 0, link_downed = 0;
 	uint64_t unicast_xmit = 0, unicast_rcv = 0, multicast_xmit = 0, multicast_rcv = 0;
+	/* Not IBA's (no PMA attribute has it): messages that found no receive WQE. */
+	uint64_t out_of_buffer = 0;
 };
 
 /* Work completion status, IBA 11.6.2, numbered as enum ib_wc_status. */
