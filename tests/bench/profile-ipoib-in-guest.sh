@@ -7,6 +7,7 @@
 # the iperf3 result; asserts nothing.
 #   $1  datagram | connected      $2  seconds sampled (10)
 #   $3  extra iperf3 client arguments (e.g. "-A 0,1" to pin both ends)
+#   $4  symbols listed (60; half as many per CPU)
 set -u
 . /weft-job/guest-lib.sh
 mode=${1:-connected} secs=${2:-10} extra=${3:-}
@@ -32,7 +33,7 @@ cp /proc/kallsyms /tmp/kallsyms
 while kill -0 $load 2>/dev/null; do sleep 1; done
 grep -E "sender|receiver" /tmp/profile-iperf.out | sed 's/^/PROFILE iperf3 /'
 python3 "$WEFT_REPO/tests/bench/pcsample.py" /tmp/pcsample.bin /tmp/kallsyms \
-	--symmaps "$WEFT_MODDIR" --top 60 | sed 's/^/PROFILE /'
+	--symmaps "$WEFT_MODDIR" --top "${4:-60}" | sed 's/^/PROFILE /'
 rmmod weft_pcsample
 weft_on h1 pkill -x iperf3
 ip netns del h0

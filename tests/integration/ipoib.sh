@@ -9,7 +9,8 @@
 #      offloads used, and TCP without them.
 #   3. Cable down/up: carrier drops and returns, traffic resumes.
 #   4. OpenSM restarted: traffic resumes; then with a 4 KiB broadcast group:
-#      MTU 4092, DF pings at the limit and one byte over, iperf3.
+#      MTU 4092, DF pings at the limit and one byte over, iperf3; then with
+#      another subnet prefix: the hardware addresses follow the GIDs.
 #   5. rmmod weft_ipoib during traffic: interfaces gone, no splat, no leak.
 #   6. weft_ipoib again; the HCA removed under traffic (its interface goes
 #      with it, from inside the namespace too); then everything unloads.
@@ -218,6 +219,27 @@ done
 weft_pings - $ip4b -w 30 -M do -s $((4092 - 28)) || bad "don't-fragment ping of $((4092 - 28)) bytes"
 ping -c 1 -W 2 -M do -s $((4092 - 27)) $ip4b >/dev/null 2>&1 && bad "don't-fragment ping of $((4092 - 27)) went through"
 iperf - h1 $ip4b -t 3 || bad "iperf3 at MTU 4092"
+# A new subnet prefix (OpenSM --subnet_prefix): the port GIDs change, and
+# with them the GID in each interface's hardware address (RFC 4391
+# §9.1.1); once the neighbours are forgotten, traffic uses the new GIDs.
+weft_sm_stop
+weft_sm_start weft0 5 "-P /tmp/ipoib-4k.conf --subnet_prefix 0xfe80000000000077"
+gid_hex() { tr -d ':\n' <$sys/$1/ports/1/gids/0; }
+addr_gid() { weft_on "$1" cat "/sys/class/net/$2/address" | tr -d ':\n' | cut -c9-40; }
+okp=
+for _ in $(seq 1 150); do
+	g0=$(gid_hex weft0) g1=$(gid_hex weft1)
+	[ "${g0:0:16}" = fe80000000000077 ] && [ "${g1:0:16}" = fe80000000000077 ] &&
+		[ "$(addr_gid - "$A")" = "$g0" ] && [ "$(addr_gid h1 "$B")" = "$g1" ] && { okp=1; break; }
+	sleep 0.2
+done
+echo "ipoib: subnet prefix 0xfe80000000000077: $A $(cat "/sys/class/net/$A/address")"
+[ -n "$okp" ] || bad "hardware addresses $(addr_gid - "$A") $(addr_gid h1 "$B") not the new GIDs $g0 $g1"
+ip neigh flush dev "$A"
+weft_on h1 ip neigh flush dev "$B"
+weft_pings - $ip4b -w 30 || bad "ping on the new subnet prefix"
+weft_pings h1 $ip6a -6 -w 30 || bad "ping -6 on the new subnet prefix"
+ip neigh show dev "$A" | grep -q "fe:80:00:00:00:00:00:77" || bad "the neighbour's address is not on the new prefix: $(ip neigh show dev "$A")"
 
 # 5. rmmod weft_ipoib under traffic.
 weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1

@@ -99,6 +99,7 @@ void Interface::sync()
 		return;
 	}
 	__atomic_store_n(&lid_, a.lid, __ATOMIC_RELEASE);
+	refresh_gid();
 	if (!bcast_joined_) {
 		auto r = join_broadcast();
 		if (!r) {
@@ -113,6 +114,23 @@ void Interface::sync()
 	}
 	sync_members();
 	resolve_work_.queue();
+}
+
+/*
+ * RFC 4391 §9.1.1: the hardware address carries the port GID.  An SM with
+ * another subnet prefix changes it (GidChange, which flushed everything):
+ * dev_addr follows, so ARP and ND answer with the GID the port now has.
+ */
+void Interface::refresh_gid()
+{
+	auto gid = dev_.query_gid(port_, 0);
+	if (!gid || gid.value() == gid_)
+		return;
+	gid_ = gid.value();
+	weft_ipoib_set_dev_gid(nd_, gid_.raw);
+	log.info("%s: port GID now %016llx:%016llx", weft_ipoib_name(nd_),
+		 static_cast<unsigned long long>(gid_.subnet_prefix()),
+		 static_cast<unsigned long long>(gid_.interface_id()));
 }
 
 /* Carrier off and every destination forgotten (their AHs, joins, waiting packets). */

@@ -112,6 +112,7 @@ Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t
 		ifc->pkey_index_ = idx ? *idx : 0;
 		WEFT_TRY(ifc->setup_verbs());
 		auto gid = WEFT_TRY(dev.query_gid(port, 0));
+		ifc->gid_ = gid;
 		HwAddr addr = HwAddr::make(ifc->qp_->qpn, gid);
 		ifc->start_cm(addr);
 		const HwAddr bcast = broadcast_addr(pkey);

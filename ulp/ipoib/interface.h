@@ -107,6 +107,7 @@ private:
 	static void resolve_work(Work &w);
 	void sync();
 	void flush();
+	void refresh_gid();
 	Result<void> join_broadcast();
 	Result<void> qp_ready(uint32_t qkey);
 	void sync_members();
@@ -181,8 +182,9 @@ private:
 	bool dying_ = false;
 	bool flush_pending_ = false;
 
-	/* sync_work only. */
+	/* sync_work only (and create). */
 	bool bcast_joined_ = false;
+	verbs::Gid gid_{}; /* the port GID in dev_addr */
 	bool mtu_set_ = false;
 	/* The broadcast group's record, for creating other groups like it (under lock_). */
 	iba::McMemberRecord bcast_rec_{};

@@ -84,6 +84,8 @@ const char *weft_ipoib_name(struct weft_ipoib_netdev *nd);
  */
 void weft_ipoib_set_mtu(struct weft_ipoib_netdev *nd, unsigned int max_mtu, bool set);
 void weft_ipoib_carrier(struct weft_ipoib_netdev *nd, bool on);
+/* The port GID in dev_addr (its bytes 4-19), under the address lock, as in-tree: no notifier. */
+void weft_ipoib_set_dev_gid(struct weft_ipoib_netdev *nd, const uint8_t gid[16]);
 bool weft_ipoib_has_carrier(struct weft_ipoib_netdev *nd);
 
 /* NAPI: schedule from any context; complete from the poll callback. */

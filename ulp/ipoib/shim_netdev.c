@@ -370,6 +370,15 @@ void weft_ipoib_netdev_free(struct weft_ipoib_netdev *nd)
 	free_netdev(dev);
 }
 
+void weft_ipoib_set_dev_gid(struct weft_ipoib_netdev *nd, const uint8_t gid[16])
+{
+	struct net_device *dev = to_dev(nd);
+
+	netif_addr_lock_bh(dev);
+	dev_addr_mod(dev, 4, gid, 16);
+	netif_addr_unlock_bh(dev);
+}
+
 const char *weft_ipoib_name(struct weft_ipoib_netdev *nd)
 {
 	return to_dev(nd)->name;
