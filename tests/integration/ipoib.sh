@@ -12,8 +12,9 @@
 #      MTU 4092, DF pings at the limit and one byte over, iperf3; then with
 #      another subnet prefix: the hardware addresses follow the GIDs.
 #   5. rmmod weft_ipoib during traffic: interfaces gone, no splat, no leak.
-#   6. weft_ipoib again; the HCA removed under traffic (its interface goes
-#      with it, from inside the namespace too); then everything unloads.
+#   6. weft_ipoib again (dest_idle_secs=1: idle destinations age out and
+#      are looked up again); the HCA removed under traffic (its interface
+#      goes with it, from inside the namespace too); then everything unloads.
 set -u
 fail=0
 bad() { echo "ipoib: FAIL: $*"; fail=1; }
@@ -257,7 +258,8 @@ wait $load $flood 2>/dev/null
 weft_on h1 pkill -x iperf3
 
 # 6. The HCA itself removed under traffic.
-insmod "$WEFT_MODDIR/ulp/ipoib/weft_ipoib.ko" || bad "insmod weft_ipoib again"
+# (With destinations forgotten after 1 s without a send.)
+insmod "$WEFT_MODDIR/ulp/ipoib/weft_ipoib.ko" dest_idle_secs=1 || bad "insmod weft_ipoib again"
 sleep 1
 A=$(weft_ib_netdev weft0)
 B=$(weft_ib_netdev weft1)
@@ -267,6 +269,18 @@ if [ -n "$A" ] && [ -n "$B" ]; then
 	weft_on h1 ip addr add $ip4b/24 dev "$B" && weft_on h1 ip link set "$B" up
 	weft_carrier - "$A" 1 && weft_carrier h1 "$B" 1 || bad "no carrier after loading weft_ipoib again"
 	weft_pings - $ip4b || bad "ping after loading weft_ipoib again"
+	# Idle destinations age out (their address handles and path with
+	# them) and are looked up again by the next packet.
+	aged() { ethtool -S "$A" | awk '/ dests_aged:/ { print $2 }'; }
+	queries() { ethtool -S "$A" | awk '/ path_queries:/ { print $2 }'; }
+	a0=$(aged) q0=$(queries)
+	sleep 3
+	a1=$(aged)
+	weft_pings - $ip4b || bad "ping after the destinations aged"
+	q1=$(queries)
+	echo "ipoib: dest_idle_secs=1: $((a1 - a0)) destinations aged in 3 idle seconds, $((q1 - q0)) path queries since"
+	[ "$a1" -gt "$a0" ] || bad "no destination aged after 3 idle seconds"
+	[ "$q1" -gt "$q0" ] || bad "no path query after the destination aged"
 	weft_on h1 ping -f -w 20 $ip4a >/dev/null 2>&1 &
 	flood=$!
 	ping -f -w 20 $ip4b >/dev/null 2>&1 &

@@ -9,6 +9,7 @@
 
 #include "cm.h"
 #include "interface.h"
+#include "ipoib_module.h"
 
 namespace weft::ipoib {
 
@@ -114,6 +115,31 @@ void Interface::sync()
 	}
 	sync_members();
 	resolve_work_.queue();
+	age_dests();
+}
+
+/*
+ * Destinations nobody sent to for dest_idle_secs go (address handle,
+ * send-only join), so that the table holds those in use; this work comes
+ * back every half period to look again while the interface is up.
+ */
+void Interface::age_dests()
+{
+	const uint64_t idle_ms = static_cast<uint64_t>(weft_ipoib_dest_idle_secs) * 1000;
+	if (!idle_ms)
+		return;
+	DestList idle;
+	size_t n;
+	{
+		SpinGuardBh g(lock_);
+		n = dests_.take_idle(now_ms(), idle_ms, idle);
+	}
+	while (Dest *d = idle.pop_front())
+		release(*d);
+	if (n)
+		count(stats_.dests_aged, n);
+	if (!load(dying_))
+		sync_work_.queue(idle_ms / 2);
 }
 
 /*

@@ -35,6 +35,7 @@ DestTable::Decision DestTable::send(const verbs::Gid &gid, void *pkt, uint32_t q
 			return {Verdict::Unreachable};
 		kick = true;
 	}
+	d->used_at = now_ms;
 	switch (d->state) {
 	case Dest::State::Valid:
 		return {Verdict::Send, d->res.ah};
@@ -147,6 +148,21 @@ Result<void> DestTable::install(const verbs::Gid &gid, const Resolved &res, bool
 	d->broadcast = broadcast;
 	d->member = true;
 	return ok();
+}
+
+size_t DestTable::take_idle(uint64_t now_ms, uint64_t idle_ms, DestList &out)
+{
+	size_t n = 0;
+	for (Dest &d : list_) {
+		const bool settled = d.state != Dest::State::Resolving && !d.busy && d.nqueued == 0;
+		if (settled && !d.member && !d.broadcast && d.used_at + idle_ms <= now_ms) {
+			list_.remove(d);
+			count_--;
+			out.push_back(d);
+			n++;
+		}
+	}
+	return n;
 }
 
 void DestTable::take_all(DestList &out)

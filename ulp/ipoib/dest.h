@@ -16,6 +16,11 @@
  *                 failed v  | retry time passed  | flush (SM changed routes,
  *                      Failed                    v  port down): entry gone
  *
+ * Valid and Failed entries nobody has sent to for a while are aged out
+ * (take_idle), as in-tree reaps neighbours: the table's bound then limits
+ * the destinations in use, not every one ever seen.  Multicast groups the
+ * stack listens to and the broadcast group stay.
+ *
  * While Resolving, packets wait on the entry, at most queue_max of them;
  * beyond that, and while Failed, they are dropped and counted by the
  * caller.  Every claim carries the table's generation: a flush bumps it,
@@ -58,6 +63,7 @@ struct Dest {
 	bool broadcast = false;	 /* the partition's broadcast group: never left by rx_mode */
 	Resolved res;
 	uint64_t retry_at = 0;	 /* Failed: ms when a send may try again */
+	uint64_t used_at = 0;	 /* ms of the last send to it */
 	uint32_t nqueued = 0;
 	Pending queue[queue_max];
 
@@ -123,6 +129,13 @@ public:
 
 	/* Everything out (flush, teardown); the generation moves on. */
 	void take_all(DestList &out);
+
+	/*
+	 * Entries not sent to for @idle_ms by @now_ms, settled (Valid or
+	 * Failed, no worker, nothing waiting) and not listened to, moved to
+	 * @out to be released by the caller; how many.
+	 */
+	size_t take_idle(uint64_t now_ms, uint64_t idle_ms, DestList &out);
 
 	Dest *find(const verbs::Gid &gid);
 	size_t size() const { return count_; }

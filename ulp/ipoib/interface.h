@@ -108,6 +108,7 @@ private:
 	void sync();
 	void flush();
 	void refresh_gid();
+	void age_dests();
 	Result<void> join_broadcast();
 	Result<void> qp_ready(uint32_t qkey);
 	void sync_members();

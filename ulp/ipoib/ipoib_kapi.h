@@ -37,6 +37,7 @@ struct weft_ipoib_stats {
 	uint64_t tx_no_dest;	     /* dropped: destination could not be resolved */
 	uint64_t tx_queue_full;	     /* dropped: too many waiting for resolution */
 	uint64_t path_queries, path_failures;
+	uint64_t dests_aged; /* forgotten after dest_idle_secs without a send */
 	uint64_t mcast_joins, mcast_failures;
 	/* Connected mode (RFC 4755). */
 	uint64_t cm_connections;	     /* sending connections up now */

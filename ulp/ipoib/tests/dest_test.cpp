@@ -5,7 +5,7 @@
  * packets and address handles are tokens the table never dereferences.
  * Covers resolution with packets waiting (in order, bounded), failure and
  * retry after its delay, stale answers after a flush, the entry bound,
- * and ndo_set_rx_mode's membership changes.
+ * ndo_set_rx_mode's membership changes, and aging of idle entries.
  */
 #include <weft/test.h>
 
@@ -241,9 +241,65 @@ void send_only_group_becomes_member(Test &t)
 	WEFT_EXPECT_EQ(t, tb.send(g, pkt(2), 0xffffff, 0).verdict, V::Queued);
 }
 
+/*
+ * Aging: only settled entries unused for the idle time go; one sent to
+ * since, one still resolving (with packets waiting), a listened-to group
+ * and the broadcast group stay.
+ */
+void idle_entries_age(Test &t)
+{
+	Own<Fixture> f(new (Gfp::Sleep) Fixture);
+	WEFT_ASSERT_TRUE(t, f);
+	DestTable &tb = f->table;
+	Resolved br;
+	br.ah = ah(1);
+	WEFT_ASSERT_OK(t, tb.install(gid(0xffffffff, true), br, true));
+	const verbs::Gid member = gid(9, true), list[] = {member};
+	DestList gone;
+	WEFT_EXPECT_EQ(t, tb.set_members(list, 1, gone), 1u);
+	Pending out[Dest::queue_max];
+	uint32_t n;
+	DestTable::Claim c;
+	WEFT_ASSERT_TRUE(t, tb.claim(c));
+	WEFT_ASSERT_TRUE(t, answer(tb, c, 2, out, n, 0xc009, true));
+	/* Three unicast destinations resolved at t=0, one multicast sent to only. */
+	const verbs::Gid sendonly = gid(8, true);
+	for (uint64_t i = 1; i <= 3; i++)
+		tb.send(gid(i), pkt(i), 1, 0);
+	tb.send(sendonly, pkt(4), 0xffffff, 0);
+	for (uintptr_t i = 0; i < 4; i++) {
+		WEFT_ASSERT_TRUE(t, tb.claim(c));
+		WEFT_ASSERT_TRUE(t, answer(tb, c, 3 + i, out, n));
+	}
+	/* gid(2) is used again at 500; gid(5) starts resolving at 900. */
+	WEFT_EXPECT_EQ(t, tb.send(gid(2), pkt(5), 1, 500).verdict, V::Send);
+	WEFT_EXPECT_EQ(t, tb.send(gid(5), pkt(6), 1, 900).verdict, V::Queued);
+	WEFT_EXPECT_EQ(t, tb.size(), 7u);
+	DestList idle;
+	WEFT_EXPECT_EQ(t, tb.take_idle(999, 1000, idle), 0u);
+	WEFT_EXPECT_EQ(t, tb.take_idle(1000, 1000, idle), 3u);
+	WEFT_EXPECT_TRUE(t, tb.find(gid(1)) == nullptr);
+	WEFT_EXPECT_TRUE(t, tb.find(gid(3)) == nullptr);
+	WEFT_EXPECT_TRUE(t, tb.find(sendonly) == nullptr);
+	WEFT_EXPECT_TRUE(t, tb.find(gid(2)) != nullptr);
+	WEFT_EXPECT_TRUE(t, tb.find(gid(5)) != nullptr);
+	WEFT_EXPECT_TRUE(t, tb.find(member) != nullptr);
+	WEFT_EXPECT_TRUE(t, tb.find(gid(0xffffffff, true)) != nullptr);
+	WEFT_EXPECT_EQ(t, tb.size(), 4u);
+	WEFT_EXPECT_EQ(t, Fixture::drain(idle), 3u);
+	/* An aged destination is looked up again on the next send. */
+	auto d = tb.send(gid(1), pkt(7), 1, 2000);
+	WEFT_EXPECT_EQ(t, d.verdict, V::Queued);
+	WEFT_EXPECT_TRUE(t, d.kick);
+	/* Much later only the resolving gid(5) and gid(1) (with packets waiting), and the groups, remain. */
+	WEFT_EXPECT_EQ(t, tb.take_idle(10000, 1000, idle), 1u);
+	WEFT_EXPECT_TRUE(t, tb.find(gid(2)) == nullptr);
+	WEFT_EXPECT_EQ(t, Fixture::drain(idle), 1u);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_ipoib_dest, WEFT_CASE(resolve_then_send), WEFT_CASE(queue_is_bounded),
 		WEFT_CASE(failure_and_retry), WEFT_CASE(flush_makes_answers_stale),
 		WEFT_CASE(entries_are_bounded), WEFT_CASE(multicast_membership),
-		WEFT_CASE(send_only_group_becomes_member));
+		WEFT_CASE(send_only_group_becomes_member), WEFT_CASE(idle_entries_age));
