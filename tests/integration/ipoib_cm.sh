@@ -11,6 +11,8 @@
 #      the stream lives on, ping works afterwards.
 #   5. A datagram-mode peer (it refuses the REQ): its traffic falls back to
 #      datagrams, large packets get ICMP "too big", PMTU 2044, TCP works.
+#   5b. dest_idle_secs=2 at run time: idle connections go on both sides,
+#      the next ping connects again.
 #   6. rmmod weft_ipoib with connections up and under traffic: no splat,
 #      no leak.
 #   7. weft_ipoib with cm_enable=0: no C flag, the mode file refuses
@@ -148,6 +150,29 @@ iperf - h1 $ip4b -t 5 || bad "iperf3 TCP to a datagram peer (PMTU)"
 iperf h1 - $ip4a -t 5 || bad "iperf3 TCP from a datagram peer"
 ethtool -S "$A" | grep cm_
 mode h1 "$B" connected || bad "$B: mode connected again"
+
+# 5b. Idle connections age out (dest_idle_secs, writable at run time):
+# both sending sides release theirs, and the next packets connect again.
+# (A connection the datagram peer refused is tried again after 10 s.)
+for _ in $(seq 1 60); do
+	ping -c 1 -W 1 $ip4b >/dev/null 2>&1
+	[ "$(stat - "$A" cm_connections)" -ge 1 ] && break
+	sleep 0.5
+done
+[ "$(stat - "$A" cm_connections)" -ge 1 ] || bad "$A: no connection to age"
+aged0=$(stat - "$A" cm_aged) conn0=$(stat - "$A" cm_connects)
+echo 2 >/sys/module/weft_ipoib/parameters/dest_idle_secs
+idle=
+for _ in $(seq 1 60); do
+	[ "$(stat - "$A" cm_connections)" = 0 ] && [ "$(stat h1 "$B" cm_connections)" = 0 ] && { idle=1; break; }
+	sleep 0.5
+done
+echo 60 >/sys/module/weft_ipoib/parameters/dest_idle_secs
+echo "ipoib_cm: aging: $A cm_aged $(stat - "$A" cm_aged) (was $aged0), $B cm_aged $(stat h1 "$B" cm_aged)"
+[ -n "$idle" ] || bad "connections still up after 30 s idle with dest_idle_secs=2: $(stat - "$A" cm_connections) $(stat h1 "$B" cm_connections)"
+[ "$(stat - "$A" cm_aged)" -gt "$aged0" ] || bad "$A: cm_aged did not count"
+weft_pings - $ip4b -s 3000 || bad "ping after the connections aged"
+[ "$(stat - "$A" cm_connects)" -gt "$conn0" ] || bad "$A: no new connection after aging"
 
 # 6. rmmod weft_ipoib with connections up, under traffic.
 weft_pings h1 $ip4a || bad "ping from h1 before unload"

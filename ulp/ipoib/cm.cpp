@@ -369,6 +369,57 @@ void Cm::teardown_all()
 		release_rx(*c);
 }
 
+void Cm::age()
+{
+	kick();
+}
+
+/*
+ * Sending connections nobody used for dest_idle_secs go altogether (Id,
+ * QP, slot), as in-tree's go with their neighbour: Up with nothing in
+ * flight, or Failed and due for a retry.  A host that sent to many peers
+ * over time still connects to new ones (cm_max_conns bounds those in
+ * use); the peer's side goes with the DREQ of cm::destroy.
+ */
+void Cm::age_tx()
+{
+	const uint64_t idle_ms = Interface::dest_idle_ms();
+	if (!idle_ms)
+		return;
+	for (;;) {
+		TxConn *old = nullptr;
+		{
+			SpinGuardBh g(lock_);
+			const uint64_t now = now_ms();
+			for (TxConn &c : tx_conns_) {
+				const bool quiet = c.head == c.tail && c.npending == 0 && !c.release;
+				const bool settled = c.state == TxState::Up ||
+						     (c.state == TxState::Failed && now >= c.failed_at);
+				if (quiet && settled && c.used_at + idle_ms <= now) {
+					old = &c;
+					break;
+				}
+			}
+			if (old) {
+				tx_conns_.remove(*old);
+				if (old->state == TxState::Up)
+					__atomic_fetch_sub(&ifc_.stats_.cm_connections, 1, __ATOMIC_RELAXED);
+				old->state = TxState::Failed;
+			}
+		}
+		if (!old)
+			return;
+		release_tx(*old);
+		{
+			SpinGuardBh g(lock_);
+			slots_[old->slot] = nullptr;
+			nconns_--;
+		}
+		ifc_.count(ifc_.stats_.cm_aged);
+		delete old;
+	}
+}
+
 void Cm::reconcile()
 {
 	if (load(dying_))
@@ -411,6 +462,8 @@ void Cm::reconcile()
 			break;
 		release_rx(*dead);
 	}
+	if (want)
+		age_tx();
 	/* Failed connections to release, new ones to start. */
 	for (;;) {
 		TxConn *rel = nullptr, *start = nullptr;

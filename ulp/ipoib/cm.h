@@ -62,6 +62,8 @@ public:
 	int set_mode(bool connected);
 	/* Port events, interface down: every connection goes. */
 	void flush();
+	/* Sending connections idle for dest_idle_secs go (in work_). */
+	void age();
 
 	/*
 	 * start_xmit, transmit lock held: 0 if the skb was taken (sent on a
@@ -96,6 +98,7 @@ private:
 		bool started = false;  /* work_ sent the REQ */
 		bool release = false;  /* work_ must destroy Id and QP */
 		uint64_t failed_at = 0;
+		uint64_t used_at = 0;	/* ms of the last packet for it (lock_) */
 		uint32_t mtu = 0;	/* the peer's largest packet */
 		uint32_t slot = 0, gen = 0;
 		Array<TxSlot> ring;
@@ -133,6 +136,7 @@ private:
 	void release_rx(RxConn &c);
 	void teardown_all();
 	void kick();
+	void age_tx();
 	uint64_t now_ms() const;
 
 	/* cm_data.cpp: the fast path. */

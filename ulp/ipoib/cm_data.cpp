@@ -135,6 +135,8 @@ int Cm::xmit(void *skb, const HwAddr &dst)
 				c->mtu = 0;
 				kick_work = true;
 			}
+			if (c)
+				c->used_at = now_ms(); /* age_tx() */
 			if (c && c->state == TxState::Up && len - encap_len <= c->mtu) {
 				ret = post_locked(*c, skb) ? 0 : 1;
 				if (!ret)

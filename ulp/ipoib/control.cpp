@@ -118,28 +118,38 @@ void Interface::sync()
 	age_dests();
 }
 
+/* dest_idle_secs in ms (0: never), a parameter writable at run time. */
+uint64_t Interface::dest_idle_ms()
+{
+	return static_cast<uint64_t>(__atomic_load_n(&weft_ipoib_dest_idle_secs, __ATOMIC_RELAXED)) * 1000;
+}
+
 /*
  * Destinations nobody sent to for dest_idle_secs go (address handle,
- * send-only join), so that the table holds those in use; this work comes
- * back every half period to look again while the interface is up.
+ * send-only join; connected mode's connections in its own work), so that
+ * the tables hold those in use.  This work comes back every half period,
+ * at most 5 s (the parameter may change), while the interface is up.
  */
 void Interface::age_dests()
 {
-	const uint64_t idle_ms = static_cast<uint64_t>(weft_ipoib_dest_idle_secs) * 1000;
-	if (!idle_ms)
-		return;
-	DestList idle;
-	size_t n;
-	{
-		SpinGuardBh g(lock_);
-		n = dests_.take_idle(now_ms(), idle_ms, idle);
+	constexpr uint64_t max_period_ms = 5000;
+	const uint64_t idle_ms = dest_idle_ms();
+	if (idle_ms) {
+		DestList idle;
+		size_t n;
+		{
+			SpinGuardBh g(lock_);
+			n = dests_.take_idle(now_ms(), idle_ms, idle);
+		}
+		while (Dest *d = idle.pop_front())
+			release(*d);
+		if (n)
+			count(stats_.dests_aged, n);
+		if (cm_)
+			cm_->age();
 	}
-	while (Dest *d = idle.pop_front())
-		release(*d);
-	if (n)
-		count(stats_.dests_aged, n);
 	if (!load(dying_))
-		sync_work_.queue(idle_ms / 2);
+		sync_work_.queue(idle_ms && idle_ms / 2 < max_period_ms ? idle_ms / 2 : max_period_ms);
 }
 
 /*

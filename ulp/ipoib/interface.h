@@ -109,6 +109,7 @@ private:
 	void flush();
 	void refresh_gid();
 	void age_dests();
+	static uint64_t dest_idle_ms();
 	Result<void> join_broadcast();
 	Result<void> qp_ready(uint32_t qkey);
 	void sync_members();

@@ -43,6 +43,7 @@ struct weft_ipoib_stats {
 	uint64_t cm_connections;	     /* sending connections up now */
 	uint64_t cm_connects, cm_accepts; /* established: ours, the peers' */
 	uint64_t cm_failures;		     /* ours refused, unanswered or broken */
+	uint64_t cm_aged;		     /* ours released after dest_idle_secs unused */
 	uint64_t cm_tx_packets, cm_rx_packets;
 	uint64_t cm_too_big; /* dropped with ICMP: too big for a datagram-only path */
 	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */

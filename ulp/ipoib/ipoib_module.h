@@ -15,7 +15,7 @@ void weft_ipoib_client_unregister(void);
 extern bool weft_ipoib_cm_enable;
 extern unsigned int weft_ipoib_cm_srq_size;
 extern unsigned int weft_ipoib_cm_max_conns;
-/* Destinations not sent to for this long are forgotten (0: never). */
+/* Destinations not sent to for this long are forgotten (0: never; writable at run time). */
 extern unsigned int weft_ipoib_dest_idle_secs;
 
 WEFT_C_END

@@ -33,8 +33,8 @@ module_param_named(cm_max_conns, weft_ipoib_cm_max_conns, uint, 0444);
 MODULE_PARM_DESC(cm_max_conns, "Connected-mode peers one interface sends to, 1..1024 (default 64)");
 
 unsigned int weft_ipoib_dest_idle_secs = 60;
-module_param_named(dest_idle_secs, weft_ipoib_dest_idle_secs, uint, 0444);
-MODULE_PARM_DESC(dest_idle_secs, "Forget a destination (path, address handle, send-only join) not sent to for this long, 0: never (default 60)");
+module_param_named(dest_idle_secs, weft_ipoib_dest_idle_secs, uint, 0644);
+MODULE_PARM_DESC(dest_idle_secs, "Forget a destination (path, address handle, send-only join, RC connection) not sent to for this long, 0: never (default 60)");
 
 static bool ring_size_ok(unsigned int n)
 {

@@ -182,7 +182,7 @@ static const struct {
 	WEFT_IPOIB_STAT(tx_no_dest), WEFT_IPOIB_STAT(tx_queue_full), WEFT_IPOIB_STAT(path_queries),
 	WEFT_IPOIB_STAT(path_failures), WEFT_IPOIB_STAT(dests_aged), WEFT_IPOIB_STAT(mcast_joins), WEFT_IPOIB_STAT(mcast_failures),
 	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
-	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
+	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_aged), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
 	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(tx_csum_offload),
 	WEFT_IPOIB_STAT(tx_lso), WEFT_IPOIB_STAT(rx_pages_reused), WEFT_IPOIB_STAT(cm_rx_pages_reused),
 	WEFT_IPOIB_STAT(rx_pages_cached),
