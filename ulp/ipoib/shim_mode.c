@@ -118,7 +118,7 @@ static struct weft_ipoib_page_cache *pages_of(struct weft_ipoib_netdev *nd)
 /* Every cache's pages: a page left in a freed cache shows as a difference. */
 static atomic_long_t weft_ipoib_cached;
 
-long weft_ipoib_pages_cached(void)
+static long weft_ipoib_pages_cached(void)
 {
 	return atomic_long_read(&weft_ipoib_cached);
 }
@@ -144,7 +144,7 @@ void weft_ipoib_debugfs_exit(void)
 	debugfs_remove_recursive(weft_ipoib_debugfs);
 }
 
-int weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc, unsigned int cap)
+static int weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc, unsigned int cap)
 {
 	spin_lock_init(&pc->lock);
 	pc->head = pc->tail = 0;
@@ -171,27 +171,9 @@ unsigned int weft_ipoib_page_cache_held(struct weft_ipoib_page_cache *pc)
  * ring's pages (three or more buffers to a page) and twice as many again
  * that the stack still holds.  ring / 2 was measured too few at 512.
  */
-unsigned int weft_ipoib_ud_cache_size(unsigned int ring)
+static unsigned int weft_ipoib_ud_cache_size(unsigned int ring)
 {
 	return max_t(unsigned int, WEFT_IPOIB_PAGE_CACHE, roundup_pow_of_two(ring));
-}
-
-int weft_ipoib_priv_caches_init(struct weft_ipoib_priv *p, unsigned int ring)
-{
-	int ret = weft_ipoib_page_cache_init(&p->pages, WEFT_IPOIB_PAGE_CACHE);
-
-	if (ret)
-		return ret;
-	ret = weft_ipoib_page_cache_init(&p->ud_pages, weft_ipoib_ud_cache_size(ring));
-	if (ret)
-		weft_ipoib_page_cache_destroy(&p->pages);
-	return ret;
-}
-
-void weft_ipoib_priv_caches_destroy(struct weft_ipoib_priv *p)
-{
-	weft_ipoib_page_cache_destroy(&p->pages);
-	weft_ipoib_page_cache_destroy(&p->ud_pages);
 }
 
 /* The oldest page if the stack is done with it, else a new one. */
@@ -281,7 +263,7 @@ void *weft_ipoib_page_cache_carve(struct weft_ipoib_page_cache *pc, unsigned int
 	return page_address(page);
 }
 
-void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc)
+static void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc)
 {
 	struct page *page;
 
@@ -303,13 +285,31 @@ void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc)
 	spin_unlock_bh(&pc->lock);
 }
 
-void weft_ipoib_page_cache_destroy(struct weft_ipoib_page_cache *pc)
+static void weft_ipoib_page_cache_destroy(struct weft_ipoib_page_cache *pc)
 {
 	if (!pc->page)
 		return;
 	weft_ipoib_page_cache_drain(pc);
 	kvfree(pc->page);
 	pc->page = NULL;
+}
+
+int weft_ipoib_priv_caches_init(struct weft_ipoib_priv *p, unsigned int ring)
+{
+	int ret = weft_ipoib_page_cache_init(&p->pages, WEFT_IPOIB_PAGE_CACHE);
+
+	if (ret)
+		return ret;
+	ret = weft_ipoib_page_cache_init(&p->ud_pages, weft_ipoib_ud_cache_size(ring));
+	if (ret)
+		weft_ipoib_page_cache_destroy(&p->pages);
+	return ret;
+}
+
+void weft_ipoib_priv_caches_destroy(struct weft_ipoib_priv *p)
+{
+	weft_ipoib_page_cache_destroy(&p->pages);
+	weft_ipoib_page_cache_destroy(&p->ud_pages);
 }
 
 void weft_ipoib_cm_pages_drain(struct weft_ipoib_netdev *nd)

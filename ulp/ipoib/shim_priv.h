@@ -105,24 +105,17 @@ int weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, c
 bool weft_ipoib_netdev_is_ours(const struct net_device *dev);
 
 /*
- * shim_mode.c.  init: an empty cache of @cap (a power of two) entries;
- * drain: put back every page it holds (connected mode stopped, or the
- * device going); destroy: drain, then free it (the device's last step).
+ * shim_mode.c.  Both caches of a netdev, the datagram one sized for @ring
+ * receive buffers (weft_ipoib_ud_cache_size); destroy puts back every
+ * page they hold and frees them (the device's last step).
  */
-int weft_ipoib_page_cache_init(struct weft_ipoib_page_cache *pc, unsigned int cap);
-void weft_ipoib_page_cache_drain(struct weft_ipoib_page_cache *pc);
-void weft_ipoib_page_cache_destroy(struct weft_ipoib_page_cache *pc);
-/* Pages the cache holds a reference to (ethtool -S rx_pages_cached). */
-unsigned int weft_ipoib_page_cache_held(struct weft_ipoib_page_cache *pc);
-/* Pages every cache of the module holds (debugfs weft_ipoib/pages_cached). */
-long weft_ipoib_pages_cached(void);
-void weft_ipoib_debugfs_init(void);
-void weft_ipoib_debugfs_exit(void);
-/* The datagram cache's size for a receive ring of @ring buffers. */
-unsigned int weft_ipoib_ud_cache_size(unsigned int ring);
-/* Both caches of a netdev: the datagram one sized for @ring receive buffers. */
 int weft_ipoib_priv_caches_init(struct weft_ipoib_priv *p, unsigned int ring);
 void weft_ipoib_priv_caches_destroy(struct weft_ipoib_priv *p);
+/* Pages the cache holds a reference to (ethtool -S rx_pages_cached). */
+unsigned int weft_ipoib_page_cache_held(struct weft_ipoib_page_cache *pc);
+/* debugfs weft_ipoib/pages_cached: the pages every cache of the module holds. */
+void weft_ipoib_debugfs_init(void);
+void weft_ipoib_debugfs_exit(void);
 /* A datagram receive buffer of @len bytes carved from a cached page; NULL if none fits or no memory. */
 void *weft_ipoib_page_cache_carve(struct weft_ipoib_page_cache *pc, unsigned int len);
 
