@@ -3,6 +3,7 @@
  * The device base: key table for memory regions (IBA 10.6.3.3) and async
  * event dispatch (IBA 11.6.3).
  */
+#include <weft/copy.h>
 #include <weft/verbs/verbs.h>
 
 namespace weft::verbs {
@@ -155,7 +156,7 @@ Result<void> Mr::write(uint64_t va, ConstBytes src, uint32_t need) const
 {
 	return walk(va, src.size(), need,
 		    [&](uint8_t *p, size_t off, size_t n) -> Result<void> {
-			    __builtin_memcpy(p, src.data() + off, n);
+			    copy_bytes(p, src.data() + off, n);
 			    return ok();
 		    });
 }
@@ -164,7 +165,7 @@ Result<void> Mr::read(uint64_t va, Bytes dst, uint32_t need) const
 {
 	return walk(va, dst.size(), need,
 		    [&](uint8_t *p, size_t off, size_t n) -> Result<void> {
-			    __builtin_memcpy(dst.data() + off, p, n);
+			    copy_bytes(dst.data() + off, p, n);
 			    return ok();
 		    });
 }

@@ -2,6 +2,8 @@
 /* Checksum offload: sums taken while copying (csum.h). */
 #include "csum.h"
 
+#include <weft/copy.h>
+
 namespace weft::hca {
 
 void CsumAcc::insert(const CsumInsert &ins)
@@ -15,7 +17,7 @@ void CsumAcc::insert(const CsumInsert &ins)
 
 void CsumAcc::copy_run(uint8_t *dst, const uint8_t *src, size_t n)
 {
-	const uint32_t block = weft_csum_copy(dst, src, n);
+	const uint32_t block = copy_csum(dst, src, n);
 	sum_ = csum::add_at(sum_, block, pos_);
 	if (insert_ && pos_ < ins_.start)
 		head_ = csum::add_at(head_, block, pos_);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The soft fabric: cables, link state and the test-only autoconfiguration. */
+#include <weft/copy.h>
 #include <weft/log.h>
 #include <weft/verbs/verbs.h>
 
@@ -53,7 +54,7 @@ Result<Own<PacketBuf>> PacketBuf::clone(Gfp gfp)
 {
 	WEFT_TRY(materialize());
 	auto copy = WEFT_TRY(alloc(gfp, len));
-	__builtin_memcpy(copy->data(), data(), len);
+	copy_bytes(copy->data(), data(), len);
 	copy->len = len;
 	copy->sealed = sealed;
 	return copy;
@@ -76,7 +77,7 @@ Result<Own<PacketBuf>> PacketBuf::segment(uint32_t i, Gfp gfp) const
 		return Error(err::EINVAL);
 	size_t each = ref.len / burst;
 	auto one = WEFT_TRY(alloc(gfp, len));
-	__builtin_memcpy(one->data(), data(), len);
+	copy_bytes(one->data(), data(), len);
 	one->len = len;
 	one->ref = ref.slice(i * each, each);
 	one->ref_at = ref_at;

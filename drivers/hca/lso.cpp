@@ -2,6 +2,8 @@
 /* Large send offload: one TCP/IPv4 message as MSS-sized UD SENDs (lso.h). */
 #include "lso.h"
 
+#include <weft/copy.h>
+
 namespace weft::hca::lso {
 
 namespace {
@@ -101,7 +103,7 @@ Result<void> fill(void *ctx, size_t off, Bytes dst, CsumAcc *acc)
 		if (acc)
 			acc->copy(dst.data(), f->hdr + off, done);
 		else
-			__builtin_memcpy(dst.data(), f->hdr + off, done);
+			copy_bytes(dst.data(), f->hdr + off, done);
 	}
 	if (done < dst.size())
 		WEFT_TRY(sg_gather(*f->data.dev, *f->data.pd, f->data.sg, f->data.off + off + done - f->hlen,

@@ -2,9 +2,10 @@
 /* Parsing and building IBA packets (packet.h). */
 #include "packet.h"
 
-#include "csum.h"
+#include <weft/copy.h>
 
 #include "crc.h"
+#include "csum.h"
 
 namespace weft::hca {
 namespace {
@@ -207,7 +208,7 @@ Result<void> Payload::copy(size_t off, Bytes dst, CsumAcc *acc) const
 	if (acc)
 		acc->copy(dst.data(), wire.data() + off, dst.size());
 	else if (dst.size())
-		__builtin_memcpy(dst.data(), wire.data() + off, dst.size());
+		copy_bytes(dst.data(), wire.data() + off, dst.size());
 	return ok();
 }
 
@@ -235,7 +236,7 @@ Result<size_t> build(Bytes out, const PacketSpec &s, bool seal_crcs)
 	if (s.fill && !s.defer_fill)
 		WEFT_TRY(s.fill(s.fill_ctx, 0, WEFT_TRY(rest.first(plen)), nullptr));
 	else if (plen && !s.fill)
-		__builtin_memcpy(rest.data(), s.payload.data(), plen);
+		copy_bytes(rest.data(), s.payload.data(), plen);
 	__builtin_memset(rest.data() + plen, 0, rest.size() - plen);
 	if (seal_crcs)
 		WEFT_TRY(seal(WEFT_TRY(out.first(len))));

@@ -5,6 +5,7 @@
  * (one thread drives both ends, so half the round trip is one-way
  * latency); the ceiling is memcpy between two buffers of the same size.
  */
+#include <weft/copy.h>
 #include <weft/log.h>
 #include <weft/verbs/test_pair.h>
 
@@ -47,18 +48,31 @@ void report(const char *what, size_t size, uint64_t bytes, uint64_t ns)
 	log.info("WEFT-BENCH %s %zu %llu MB/s", what, size, static_cast<unsigned long long>(mbs));
 }
 
-void memcpy_ceiling(uint8_t *a, uint8_t *b, unsigned int seconds)
+/*
+ * The copy ceiling: the kernel's memcpy, and the datapath's own copies
+ * against the kernel's checksumming copy (weft/copy.h says why both).
+ */
+template <typename Copy> void copy_rate(const char *what, uint8_t *a, uint8_t *b, unsigned int seconds, Copy copy)
 {
 	for (size_t size : sizes_bw) {
 		uint64_t start = now(), bytes = 0, limit = seconds * 1000000000ull;
 		while (now() - start < limit) {
 			for (int i = 0; i < 64; i++)
-				__builtin_memcpy(b, a, size);
+				copy(b, a, size);
 			bytes += 64 * size;
 			weft_cond_resched();
 		}
-		report("memcpy", size, bytes, now() - start);
+		report(what, size, bytes, now() - start);
 	}
+}
+
+void memcpy_ceiling(uint8_t *a, uint8_t *b, unsigned int seconds)
+{
+	copy_rate("memcpy", a, b, seconds, [](uint8_t *d, const uint8_t *s, size_t n) { __builtin_memcpy(d, s, n); });
+	copy_rate("copy_bytes", a, b, seconds, [](uint8_t *d, const uint8_t *s, size_t n) { copy_bytes(d, s, n); });
+	copy_rate("kernel_csum_copy", a, b, seconds,
+		  [](uint8_t *d, const uint8_t *s, size_t n) { weft_csum_copy(d, s, n); });
+	copy_rate("copy_csum", a, b, seconds, [](uint8_t *d, const uint8_t *s, size_t n) { copy_csum(d, s, n); });
 }
 
 /*

@@ -28,4 +28,10 @@ tr -d '\r' <"$log" | sed -n 's/.*\(WEFT-BENCH\|RXE-BENCH\) /\1 /p' | awk '
 			printf "%-12s %8s %11.1f %11s %8.2fx\n", "rc_send_lat", ls[j], w, rxe[k],
 				rxe[k] ? w / rxe[k] : 0
 		}
+		printf "\n%-8s %11s %11s %17s %11s\n", "copy MB/s", "memcpy", "copy_bytes",
+			"kernel_csum_copy", "copy_csum"
+		m = split("64 256 1024 4096 16384 65536 262144 1048576", sz, " ")
+		for (j = 1; j <= m; j++)
+			printf "%-9s %11s %11s %17s %11s\n", sz[j], weft["memcpy " sz[j]],
+				weft["copy_bytes " sz[j]], weft["kernel_csum_copy " sz[j]], weft["copy_csum " sz[j]]
 	}'

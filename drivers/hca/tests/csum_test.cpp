@@ -10,36 +10,23 @@
  * are refused at post time.
  */
 #include <weft/test.h>
+#include <weft/test_csum.h>
 #include <weft/verbs/test_pair.h>
 
 #include "../csum.h"
 #include "../fabric.h"
 #include "../hca.h"
-#include "rfc1071.h"
 
 using namespace weft;
 using namespace weft::verbs;
 using namespace weft::verbs::testing;
 using weft::test::Test;
-using weft::hca::testing::rfc1071;
+using weft::testing::native_fold;
+using weft::testing::rfc1071;
 
 namespace {
 
 constexpr uint16_t start = 24, offset = 16, seed = 0x5a3c;
-
-/* The same bytes' sum in memory-order words (what wc.csum holds), folded. */
-uint16_t native_fold(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-	for (size_t i = 0; i < n; i += 2) {
-		uint16_t w = 0;
-		uint8_t *wb = reinterpret_cast<uint8_t *>(&w);
-		wb[0] = p[i];
-		wb[1] = i + 1 < n ? p[i + 1] : 0;
-		s += w;
-	}
-	return hca::csum::fold(s);
-}
 
 /* A SEND of @sg asking for the checksum at the layout above. */
 SendWr csum_send(const Sge &sg)

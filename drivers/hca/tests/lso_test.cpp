@@ -10,17 +10,17 @@
  * travel as one burst.  Bad requests are refused at post.
  */
 #include <weft/test.h>
+#include <weft/test_csum.h>
 #include <weft/verbs/test_pair.h>
 
 #include "../csum.h"
 #include "../hca.h"
-#include "rfc1071.h"
 
 using namespace weft;
 using namespace weft::verbs;
 using namespace weft::verbs::testing;
 using weft::test::Test;
-using weft::hca::testing::rfc1071;
+using weft::testing::rfc1071;
 
 namespace {
 

@@ -4,12 +4,13 @@
 
 extern const struct weft_test_suite weft_suite_weft_rt_alloc, weft_suite_weft_rt_result,
 	weft_suite_weft_rt_ref, weft_suite_weft_rt_list, weft_suite_weft_rt_lock,
-	weft_suite_weft_rt_wait_work, weft_suite_weft_rt_wire, weft_suite_weft_rt_log;
+	weft_suite_weft_rt_wait_work, weft_suite_weft_rt_wire, weft_suite_weft_rt_log,
+	weft_suite_weft_rt_copy;
 
 static const struct weft_test_suite *const weft_rt_suites[] = {
 	&weft_suite_weft_rt_alloc, &weft_suite_weft_rt_result, &weft_suite_weft_rt_ref,
 	&weft_suite_weft_rt_list,  &weft_suite_weft_rt_lock,   &weft_suite_weft_rt_wait_work,
-	&weft_suite_weft_rt_wire,  &weft_suite_weft_rt_log,
+	&weft_suite_weft_rt_wire,  &weft_suite_weft_rt_log,    &weft_suite_weft_rt_copy,
 };
 
 WEFT_KUNIT_MODULE(weft_rt_suites, "Weft: KUnit suites of the kernel C++ runtime");
