@@ -8,7 +8,7 @@ Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc, 
 	: ctx(c), lock_(WEFT_LOCK_CLASS("weft_verbs_cq")), ring_(move(ring)),
 	  ring_size_(ring_.size()), handler_(h), arg_(arg), handler_ctx_(hc),
 	  cpu_(hc == HandlerContext::Atomic ? cpu : no_vector), irq_(vector_irq),
-	  notify_work_(notify_deferred, WEFT_LOCK_CLASS("weft_verbs_cq_notify"))
+	  notify_work_(notify_deferred, WEFT_LOCK_CLASS("weft_verbs_cq_notify")), mod_timer_(mod_expired)
 {
 }
 
@@ -61,6 +61,9 @@ size_t Cq::poll(Span<Wc> out)
 		out[n++] = ring_[head_];
 		head_ = (head_ + 1) % ring_size_;
 	}
+	/* Held completions the consumer took anyway: the count starts again. */
+	if (head_ == tail_)
+		mod_held_ = 0;
 	return n;
 }
 
@@ -88,8 +91,9 @@ bool Cq::push(const Wc &wc, bool solicited, bool call_handlers, CqEventBatch *ba
 			tail_ = next;
 			/* IBA 11.4.2.2: unsuccessful completions also satisfy "solicited". */
 			bool sol = solicited || wc.status != WcStatus::Success;
-			if (arm_ == Arm::Next || (arm_ == Arm::Solicited && sol)) {
+			if ((arm_ == Arm::Next || (arm_ == Arm::Solicited && sol)) && !hold_event_locked()) {
 				arm_ = Arm::None;
+				mod_held_ = 0;
 				notify = handler_ != nullptr;
 			}
 		}
@@ -111,6 +115,60 @@ bool Cq::push(const Wc &wc, bool solicited, bool call_handlers, CqEventBatch *ba
 	if (notify && !(batch && cpu_ != no_vector && cpu_ != weft_this_cpu() && batch->hold(*this)))
 		call_handler();
 	return good;
+}
+
+void Cq::moderate(uint16_t count, uint16_t usecs)
+{
+	SpinGuardIrq g(lock_);
+	mod_count_ = count;
+	mod_usecs_ = usecs;
+}
+
+/*
+ * A completion that satisfies the arm: held (true) while fewer than
+ * mod_count_ have come and the period, started by the first, runs.
+ */
+bool Cq::hold_event_locked()
+{
+	if (!mod_usecs_ || !handler_)
+		return false;
+	mod_held_++;
+	if (mod_count_ && mod_held_ >= mod_count_)
+		return false;
+	if (!mod_timer_on_) {
+		mod_timer_on_ = true;
+		get(); /* the timer's, dropped by mod_expired */
+		mod_timer_.start_us(mod_usecs_);
+	}
+	return true;
+}
+
+/* The period ended (softirq): the held event goes, unless the count sent it already. */
+void Cq::mod_expired(Timer &t)
+{
+	Cq *cq = container_of(&t, &Cq::mod_timer_);
+	cq->notify_from_timer();
+	cq->put();
+}
+
+void Cq::notify_from_timer()
+{
+	bool notify, later;
+	{
+		SpinGuardIrq g(lock_);
+		mod_timer_on_ = false;
+		notify = mod_held_ && arm_ != Arm::None;
+		if (notify) {
+			arm_ = Arm::None;
+			mod_held_ = 0;
+		}
+		later = notify && handler_ctx_ == HandlerContext::Sleepable;
+		deferred_notify_ |= later;
+	}
+	if (later)
+		notify_work_.queue();
+	else if (notify)
+		call_handler();
 }
 
 bool CqEventBatch::hold(Cq &cq)

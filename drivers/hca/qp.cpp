@@ -157,12 +157,21 @@ QpState SoftQp::state() const
 	return state_;
 }
 
+/*
+ * IBA 11.4.1.2 Query QP: the current attributes.  The PSNs are the
+ * engine's now (the send PSN the next new request gets, the PSN the
+ * responder expects next), not those last set by Modify QP: a consumer
+ * can tell a connection that carried nothing since it last looked.
+ */
 void SoftQp::query(verbs::QpAttr &out) const
 {
 	SpinGuardBh g(lock_);
 	out = attr_;
 	out.state = out.cur_state = state_;
 	out.cap = cap;
+	out.sq_psn = __atomic_load_n(&next_psn_, __ATOMIC_RELAXED);
+	if (type == QpType::Rc || type == QpType::Uc)
+		out.rq_psn = __atomic_load_n(&epsn_, __ATOMIC_RELAXED);
 }
 
 /* IBA 11.4.1.1 Post Send Request: checked here, executed by the engine. */

@@ -18,6 +18,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "shim_timer.h"
+
 #define LAYOUT(name, type)                                  \
 	DEFINE(WEFT_SIZEOF_##name, sizeof(type));           \
 	DEFINE(WEFT_ALIGNOF_##name, __alignof__(type))
@@ -34,6 +36,7 @@ void weft_layout(void)
 	LAYOUT(WORK_STRUCT, struct work_struct);
 	LAYOUT(DELAYED_WORK, struct delayed_work);
 	LAYOUT(CSD, call_single_data_t);
+	LAYOUT(HRTIMER, struct weft_hrtimer);
 	LAYOUT(LOCK_CLASS_KEY, struct lock_class_key);
 	DEFINE(WEFT_KMALLOC_MINALIGN, ARCH_KMALLOC_MINALIGN);
 	BLANK();

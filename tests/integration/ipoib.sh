@@ -6,7 +6,8 @@
 #   2. ping and ping -6 both ways; don't-fragment pings at the MTU and one
 #      byte over; iperf3 TCP and UDP both ways; IP multicast both ways;
 #      GRO merges the received TCP segments; checksum and segmentation
-#      offloads used, and TCP without them.
+#      offloads used, and TCP without them; interrupt coalescing
+#      (ethtool -C rx-usecs holds a ping reply that long).
 #   3. Cable down/up: carrier drops and returns, traffic resumes.
 #   4. OpenSM restarted: traffic resumes; then with a 4 KiB broadcast group:
 #      MTU 4092, DF pings at the limit and one byte over, iperf3; then with
@@ -178,6 +179,24 @@ iperf - h1 $ip4b -t 3 || bad "iperf3 TCP with checksum offload off"
 [ "$(now tx_lso)" = "$before_lso" ] || bad "tx_lso grew with tx off"
 ethtool -K "$A" tx on rx on && weft_on h1 ethtool -K "$B" tx on rx on || bad "ethtool -K tx on rx on"
 ethtool -k "$A" | grep -qx "	tx-tcp-segmentation: on" || bad "ethtool -k $A: TSO not back with tx on"
+
+# Interrupt coalescing (ethtool -c/-C: rx-usecs, rx-frames): the event of
+# the first completion waits rx-usecs for rx-frames more, so a lone ping's
+# reply is held about that long; out of range and unsupported values are
+# refused; 0 puts it back.
+rtt() { ping -c 4 -i 0.3 -W 2 "$@" $ip4b | sed -n 's|^rtt.* = [0-9.]*/\([0-9.]*\)/.*|\1|p'; }
+coal() { ethtool -c "$A" | sed -n "s/^$1: *//p"; }
+[ "$(coal rx-usecs)" = 0 ] && [ "$(coal rx-frames)" = 0 ] || bad "ethtool -c $A: not 0/0 at start: $(ethtool -c "$A")"
+ethtool -C "$A" rx-usecs 30000 rx-frames 64 || bad "ethtool -C $A rx-usecs 30000 rx-frames 64"
+[ "$(coal rx-usecs)" = 30000 ] && [ "$(coal rx-frames)" = 64 ] || bad "ethtool -c $A after -C: $(ethtool -c "$A")"
+slow=$(rtt)
+ethtool -C "$A" rx-usecs 70000 2>/dev/null && bad "ethtool -C took rx-usecs 70000 (> 0xffff)"
+ethtool -C "$A" tx-usecs 5 2>/dev/null && bad "ethtool -C took tx-usecs (not supported)"
+ethtool -C "$A" rx-usecs 0 rx-frames 0 || bad "ethtool -C $A rx-usecs 0 rx-frames 0"
+fast=$(rtt)
+echo "ipoib: ping rtt avg with rx-usecs 30000: ${slow:-none} ms, with 0: ${fast:-none} ms"
+awk -v s="${slow:-0}" 'BEGIN { exit !(s >= 25) }' || bad "rx-usecs 30000 did not hold the reply's event (rtt ${slow:-none} ms)"
+awk -v f="${fast:-99}" 'BEGIN { exit !(f < 25) }' || bad "rx-usecs 0: rtt ${fast:-none} ms"
 
 # Administratively down and up again: carrier follows, the groups are joined
 # again (IPv6 drops its addresses on down: given back).

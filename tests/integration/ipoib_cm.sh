@@ -13,6 +13,9 @@
 #      datagrams, large packets get ICMP "too big", PMTU 2044, TCP works.
 #   5b. dest_idle_secs=2 at run time: idle connections go on both sides,
 #      the next ping connects again.
+#   5c. The peer's cable cut (no DREQ reaches us): its connection to us
+#      goes after 2 x dest_idle_secs without receives; pings after the
+#      cable is back.
 #   6. rmmod weft_ipoib with connections up and under traffic: no splat,
 #      no leak.
 #   7. weft_ipoib with cm_enable=0: no C flag, the mode file refuses
@@ -173,6 +176,30 @@ echo "ipoib_cm: aging: $A cm_aged $(stat - "$A" cm_aged) (was $aged0), $B cm_age
 [ "$(stat - "$A" cm_aged)" -gt "$aged0" ] || bad "$A: cm_aged did not count"
 weft_pings - $ip4b -s 3000 || bad "ping after the connections aged"
 [ "$(stat - "$A" cm_connects)" -gt "$conn0" ] || bad "$A: no new connection after aging"
+
+# 5c. A peer that goes away without a DREQ (its cable cut: it flushes its
+# own side, nothing reaches us): our side of its connection receives
+# nothing and goes after 2 x dest_idle_secs (cm_passive_aged).
+weft_pings h1 $ip4a || bad "ping from h1 before its cable is cut"
+[ "$(stat - "$A" cm_passive)" -ge 1 ] || bad "$A: no passive connection from $B (cm_passive $(stat - "$A" cm_passive))"
+paged0=$(stat - "$A" cm_passive_aged)
+echo 0 >$cfs/cables/c1/up || bad "cutting c1"
+weft_carrier h1 "$B" 0 10 || bad "$B kept its carrier with the cable cut"
+echo 1 >/sys/module/weft_ipoib/parameters/dest_idle_secs
+gone=
+for _ in $(seq 1 40); do
+	[ "$(stat - "$A" cm_passive)" = 0 ] && { gone=1; break; }
+	sleep 0.5
+done
+echo 60 >/sys/module/weft_ipoib/parameters/dest_idle_secs
+echo "ipoib_cm: peer gone: $A cm_passive $(stat - "$A" cm_passive), cm_passive_aged $(stat - "$A" cm_passive_aged) (was $paged0)"
+[ -n "$gone" ] || bad "$A kept the connection of a peer gone for 20 s (2 x dest_idle_secs = 2 s)"
+[ "$(stat - "$A" cm_passive_aged)" -gt "$paged0" ] || bad "$A: cm_passive_aged did not count"
+echo 1 >$cfs/cables/c1/up || bad "re-making c1"
+weft_wait_active weft1 || bad "weft1 not ACTIVE after the cable came back"
+weft_carrier h1 "$B" 1 || bad "$B: no carrier after the cable came back"
+weft_pings h1 $ip4a -s 3000 || bad "ping from h1 after the cable came back"
+weft_pings - $ip4b -s 3000 || bad "ping to h1 after the cable came back"
 
 # 6. rmmod weft_ipoib with connections up, under traffic.
 weft_pings h1 $ip4a || bad "ping from h1 before unload"

@@ -288,6 +288,7 @@ int Cm::on_request(const cm::Event &e)
 		rx_conns_.push_back(*r);
 	}
 	ifc_.count(ifc_.stats_.cm_accepts);
+	__atomic_fetch_add(&ifc_.stats_.cm_passive, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -309,6 +310,7 @@ void Cm::rx_event(RxConn &c, const cm::Event &e)
 
 void Cm::release_rx(RxConn &c)
 {
+	__atomic_fetch_sub(&ifc_.stats_.cm_passive, 1, __ATOMIC_RELAXED);
 	cm::destroy(c.id);
 	(void)ifc_.ctx_->destroy_qp(c.qp);
 	delete &c;
@@ -420,6 +422,36 @@ void Cm::age_tx()
 	}
 }
 
+/*
+ * The peers' connections that received nothing for twice dest_idle_secs
+ * go (cm::destroy sends the DREQ), as in-tree reaps stale passive ones:
+ * the peer's own side ages after dest_idle_secs and says so with a DREQ,
+ * so this finds only peers that went away without one (a crash, a cable
+ * pulled on their side).  Idle means the QP's receive PSN (Query QP)
+ * stood still: nothing on the receive path pays for the watch.
+ */
+void Cm::age_rx()
+{
+	const uint64_t idle_ms = 2 * Interface::dest_idle_ms();
+	if (!idle_ms)
+		return;
+	MutexGuard g(mutex_);
+	const uint64_t now = now_ms();
+	for (RxConn &c : rx_conns_) {
+		if (c.dead)
+			continue;
+		verbs::QpAttr a;
+		c.qp->query(a);
+		if (!c.seen_at || a.rq_psn != c.seen_psn) {
+			c.seen_psn = a.rq_psn;
+			c.seen_at = now;
+		} else if (c.seen_at + idle_ms <= now) {
+			c.dead = true;
+			ifc_.count(ifc_.stats_.cm_passive_aged);
+		}
+	}
+}
+
 void Cm::reconcile()
 {
 	if (load(dying_))
@@ -445,6 +477,8 @@ void Cm::reconcile()
 	}
 	if (!want || __atomic_exchange_n(&flush_, false, __ATOMIC_ACQ_REL))
 		teardown_all();
+	if (want)
+		age_rx();
 	/* Dead passive connections. */
 	for (;;) {
 		RxConn *dead = nullptr;

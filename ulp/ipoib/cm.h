@@ -14,7 +14,9 @@
  *
  * Receiving (passive side): while in connected mode a listener takes
  * REQs on our service ID; each gets an RC QP on the shared SRQ, whose
- * buffers hold 65524 bytes (cm_data.cpp).
+ * buffers hold 65524 bytes (cm_data.cpp).  It goes with the peer's DREQ,
+ * or, for a peer that went away without one, once its QP has received
+ * nothing for twice dest_idle_secs (age_rx).
  *
  * Locks: lock_ (BH) guards the TxConn list, their states and rings and
  * slots_.  mutex_ guards the RxConn list.  Neither is held across a CM
@@ -62,7 +64,10 @@ public:
 	int set_mode(bool connected);
 	/* Port events, interface down: every connection goes. */
 	void flush();
-	/* Sending connections idle for dest_idle_secs go (in work_). */
+	/*
+	 * Sending connections idle for dest_idle_secs go, and the peers'
+	 * connections that received nothing for twice that (in work_).
+	 */
 	void age();
 
 	/*
@@ -74,6 +79,8 @@ public:
 	/* NAPI: completions of the RC QPs and the SRQ; then re-arm (true: poll again). */
 	int poll(int budget);
 	bool req_notify();
+	/* ethtool -C (Interface::set_coalesce). */
+	void moderate(uint16_t frames, uint16_t usecs) { cq_->moderate(frames, usecs); }
 
 	int event(const cm::Event &e) override;
 
@@ -112,6 +119,9 @@ private:
 		void handle(const verbs::Event &e) override;
 		Cm &cm;
 		bool dead = false;
+		/* age_rx (under mutex_): the receive PSN last seen, and since when (ms). */
+		uint32_t seen_psn = 0;
+		uint64_t seen_at = 0;
 		ListNode rx_node;
 	};
 	struct RxBuf {
@@ -137,6 +147,7 @@ private:
 	void teardown_all();
 	void kick();
 	void age_tx();
+	void age_rx();
 	uint64_t now_ms() const;
 
 	/* cm_data.cpp: the fast path. */

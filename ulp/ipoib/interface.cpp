@@ -238,6 +238,29 @@ void Interface::link_info(weft_ipoib_link &out)
 	out.fw_ver = dev_.attr().fw_ver;
 }
 
+/*
+ * As in-tree: the event of a completion waits up to @usecs for @frames
+ * more (verbs Cq::moderate), on the datagram CQ and connected mode's.
+ * Both carry send completions too, which then free skbs later.
+ */
+int Interface::set_coalesce(uint32_t usecs, uint32_t frames)
+{
+	if (usecs > 0xffff || frames > 0xffff)
+		return -err::EINVAL;
+	coal_usecs_ = static_cast<uint16_t>(usecs);
+	coal_frames_ = static_cast<uint16_t>(frames);
+	cq_->moderate(coal_frames_, coal_usecs_);
+	if (cm_)
+		cm_->moderate(coal_frames_, coal_usecs_);
+	return 0;
+}
+
+void Interface::get_coalesce(uint32_t &usecs, uint32_t &frames) const
+{
+	usecs = coal_usecs_;
+	frames = coal_frames_;
+}
+
 } // namespace weft::ipoib
 
 using weft::ipoib::Interface;
@@ -291,4 +314,14 @@ void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out)
 void weft_ipoib_link_info(void *ctx, struct weft_ipoib_link *out)
 {
 	ifc(ctx)->link_info(*out);
+}
+
+void weft_ipoib_get_coalesce(void *ctx, uint32_t *usecs, uint32_t *frames)
+{
+	ifc(ctx)->get_coalesce(*usecs, *frames);
+}
+
+int weft_ipoib_set_coalesce(void *ctx, uint32_t usecs, uint32_t frames)
+{
+	return ifc(ctx)->set_coalesce(usecs, frames);
 }

@@ -65,6 +65,8 @@ public:
 	void rx_mode_changed();
 	void get_stats(weft_ipoib_stats &out) const;
 	void link_info(weft_ipoib_link &out);
+	int set_coalesce(uint32_t usecs, uint32_t frames);
+	void get_coalesce(uint32_t &usecs, uint32_t &frames) const;
 
 	/* Connected mode (cm.h), or nullptr when it is not offered. */
 	Cm *cm() const { return cm_; }
@@ -156,6 +158,7 @@ private:
 	verbs::Mr *mr_ = nullptr;
 	verbs::Cq *cq_ = nullptr;
 	verbs::Qp *qp_ = nullptr;
+	uint16_t coal_usecs_ = 0, coal_frames_ = 0; /* ethtool -C (rtnl) */
 	weft_ipoib_netdev *nd_ = nullptr;
 
 	struct TxSlot {

@@ -44,6 +44,8 @@ struct weft_ipoib_stats {
 	uint64_t cm_connects, cm_accepts; /* established: ours, the peers' */
 	uint64_t cm_failures;		     /* ours refused, unanswered or broken */
 	uint64_t cm_aged;		     /* ours released after dest_idle_secs unused */
+	uint64_t cm_passive;		     /* the peers' connections up now */
+	uint64_t cm_passive_aged;	     /* theirs released: nothing received for 2 x dest_idle_secs */
 	uint64_t cm_tx_packets, cm_rx_packets;
 	uint64_t cm_too_big; /* dropped with ICMP: too big for a datagram-only path */
 	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */
@@ -189,6 +191,12 @@ void weft_ipoib_rx_mode(void *ctx);
 void weft_ipoib_get_stats(void *ctx, struct weft_ipoib_stats *out);
 /* ethtool (rtnl held, process context). */
 void weft_ipoib_link_info(void *ctx, struct weft_ipoib_link *out);
+/*
+ * ethtool -c / -C: receive event moderation of the interface's CQs
+ * (rx-usecs, rx-frames; 0 or -EINVAL past 0xffff).
+ */
+void weft_ipoib_get_coalesce(void *ctx, uint32_t *usecs, uint32_t *frames);
+int weft_ipoib_set_coalesce(void *ctx, uint32_t usecs, uint32_t frames);
 /*
  * The transport (rtnl held, process context): connected mode (RFC 4755)
  * or datagram; 0 or a negative errno.

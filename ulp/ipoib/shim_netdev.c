@@ -182,7 +182,8 @@ static const struct {
 	WEFT_IPOIB_STAT(tx_no_dest), WEFT_IPOIB_STAT(tx_queue_full), WEFT_IPOIB_STAT(path_queries),
 	WEFT_IPOIB_STAT(path_failures), WEFT_IPOIB_STAT(dests_aged), WEFT_IPOIB_STAT(mcast_joins), WEFT_IPOIB_STAT(mcast_failures),
 	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
-	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_aged), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
+	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_aged),
+	WEFT_IPOIB_STAT(cm_passive), WEFT_IPOIB_STAT(cm_passive_aged), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
 	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(tx_csum_offload),
 	WEFT_IPOIB_STAT(tx_lso), WEFT_IPOIB_STAT(rx_pages_reused), WEFT_IPOIB_STAT(cm_rx_pages_reused),
 	WEFT_IPOIB_STAT(rx_pages_cached),
@@ -218,13 +219,29 @@ static void weft_ipoib_get_ethtool_stats(struct net_device *dev, struct ethtool_
 		data[i] = *(u64 *)((u8 *)&st + weft_ipoib_stat_names[i].off);
 }
 
+static int weft_ipoib_get_coalesce_op(struct net_device *dev, struct ethtool_coalesce *c,
+				      struct kernel_ethtool_coalesce *kc, struct netlink_ext_ack *ack)
+{
+	weft_ipoib_get_coalesce(priv_of(dev)->ctx, &c->rx_coalesce_usecs, &c->rx_max_coalesced_frames);
+	return 0;
+}
+
+static int weft_ipoib_set_coalesce_op(struct net_device *dev, struct ethtool_coalesce *c,
+				      struct kernel_ethtool_coalesce *kc, struct netlink_ext_ack *ack)
+{
+	return weft_ipoib_set_coalesce(priv_of(dev)->ctx, c->rx_coalesce_usecs, c->rx_max_coalesced_frames);
+}
+
 static const struct ethtool_ops weft_ipoib_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS | ETHTOOL_COALESCE_RX_MAX_FRAMES,
 	.get_drvinfo = weft_ipoib_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_link_ksettings = weft_ipoib_get_link_ksettings,
 	.get_sset_count = weft_ipoib_get_sset_count,
 	.get_strings = weft_ipoib_get_strings,
 	.get_ethtool_stats = weft_ipoib_get_ethtool_stats,
+	.get_coalesce = weft_ipoib_get_coalesce_op,
+	.set_coalesce = weft_ipoib_set_coalesce_op,
 };
 
 /* --- NAPI -------------------------------------------------------------------- */

@@ -187,6 +187,39 @@ void rc_local_errors(Test &t)
 	WEFT_EXPECT_ERR(t, s.qp->post_send(wr), err::EINVAL);
 }
 
+/* Query QP reports the PSNs the QPs are at, not those Modify QP set (IBA 11.4.1.2). */
+void rc_query_live_psns(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	QpAttr a0, b0, a1, b1;
+	c.a.qp->query(a0);
+	c.b.qp->query(b0);
+	/* Three SENDs of 5 packets each. */
+	Buf src(5000), dst(5000);
+	src.pattern(9);
+	for (int i = 0; i < 3; i++) {
+		Sge rsg{reinterpret_cast<uint64_t>(dst.p), uint32_t(dst.n), c.b.mr->lkey};
+		RecvWr rwr;
+		rwr.sg = Span<const Sge>(&rsg, 1);
+		WEFT_ASSERT_OK(t, c.b.qp->post_recv(rwr));
+		Sge ssg{reinterpret_cast<uint64_t>(src.p), uint32_t(src.n), c.a.mr->lkey};
+		SendWr wr;
+		wr.opcode = WrOpcode::Send;
+		wr.sg = Span<const Sge>(&ssg, 1);
+		WEFT_ASSERT_OK(t, c.a.qp->post_send(wr));
+		expect_wc(t, wait_wc(c.a.cq), WcStatus::Success, WcOpcode::Send);
+		expect_wc(t, wait_wc(c.b.cq), WcStatus::Success, WcOpcode::Recv);
+	}
+	c.a.qp->query(a1);
+	c.b.qp->query(b1);
+	WEFT_EXPECT_EQ(t, (a1.sq_psn - a0.sq_psn) & 0xffffff, 15u);
+	WEFT_EXPECT_EQ(t, (b1.rq_psn - b0.rq_psn) & 0xffffff, 15u);
+	/* The other direction carried nothing. */
+	WEFT_EXPECT_EQ(t, b1.sq_psn, b0.sq_psn);
+	WEFT_EXPECT_EQ(t, a1.rq_psn, a0.rq_psn);
+}
+
 /* UD: the payload lands after the 40-byte GRH area; a wrong Q_Key is dropped. */
 void ud_send_and_qkey(Test &t)
 {
@@ -498,4 +531,5 @@ void verbs_object_rules(Test &t)
 
 WEFT_TEST_SUITE(weft_hca_datapath, WEFT_CASE(rc_send_sizes_and_mtus), WEFT_CASE(rc_write_then_read),
 		WEFT_CASE(rc_atomics), WEFT_CASE(rc_rnr_retry_exhausted), WEFT_CASE(rc_local_errors),
-		WEFT_CASE(ud_send_and_qkey), WEFT_CASE(ud_pkey_violation), WEFT_CASE(ud_multicast), WEFT_CASE(fast_reg_and_invalidate), WEFT_CASE(verbs_object_rules));
+		WEFT_CASE(rc_query_live_psns), WEFT_CASE(ud_send_and_qkey), WEFT_CASE(ud_pkey_violation),
+		WEFT_CASE(ud_multicast), WEFT_CASE(fast_reg_and_invalidate), WEFT_CASE(verbs_object_rules));

@@ -235,6 +235,48 @@ void cq_handler_context(Test &t)
 }
 
 /*
+ * Event moderation (rdma_set_cq_moderation): the armed event waits for the
+ * count, or for the period from the first completion; off again, events
+ * are immediate; a CQ destroyed with the period running waits for it.
+ */
+void cq_event_moderation(Test &t)
+{
+	Side a;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Rc, access::local_write));
+	WhoCalled h;
+	auto cq = a.ctx->create_cq(16, WhoCalled::handler, &h, Cq::HandlerContext::Atomic);
+	WEFT_ASSERT_OK(t, cq);
+	Cq &c = *cq.value();
+	Wc wc, out[16];
+	auto calls = [&] { return __atomic_load_n(&h.calls, __ATOMIC_ACQUIRE); };
+	c.moderate(4, 50000); /* 4 completions or 50 ms */
+	WEFT_EXPECT_FALSE(t, c.req_notify(false));
+	for (int i = 0; i < 3; i++)
+		c.push(wc, false);
+	WEFT_EXPECT_EQ(t, calls(), 0);
+	c.push(wc, false);
+	WEFT_EXPECT_EQ(t, calls(), 1); /* the count reached */
+	WEFT_EXPECT_EQ(t, c.poll(Span<Wc>(out, 16)), size_t(4));
+	WEFT_EXPECT_FALSE(t, c.req_notify(false));
+	c.push(wc, false);
+	WEFT_EXPECT_EQ(t, calls(), 1); /* held: the period runs */
+	WEFT_EXPECT_TRUE(t, wait_for(h.calls, 2));
+	WEFT_EXPECT_EQ(t, c.poll(Span<Wc>(out, 16)), size_t(1));
+	c.moderate(0, 0);
+	WEFT_EXPECT_FALSE(t, c.req_notify(false));
+	c.push(wc, false);
+	WEFT_EXPECT_EQ(t, calls(), 3); /* off: at once */
+	WEFT_EXPECT_EQ(t, c.poll(Span<Wc>(out, 16)), size_t(1));
+	c.moderate(0, 30000); /* the period only */
+	WEFT_EXPECT_FALSE(t, c.req_notify(false));
+	for (int i = 0; i < 8; i++)
+		c.push(wc, false);
+	WEFT_EXPECT_EQ(t, calls(), 3);
+	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(&c));
+	WEFT_EXPECT_EQ(t, calls(), 4); /* the destroy waited for the period's end */
+}
+
+/*
  * Completion vectors: an Atomic handler on a vector runs on the vector's
  * CPU (an IPI when the push is elsewhere); each vector of the device
  * names a CPU of its own in turn; a vector out of range is refused; a
@@ -397,6 +439,6 @@ void comm_established(Test &t)
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_verbs, WEFT_CASE(srq_shared_by_two_qps), WEFT_CASE(cq_notify_solicited),
-		WEFT_CASE(cq_overflow_and_resize), WEFT_CASE(cq_handler_context),
+		WEFT_CASE(cq_overflow_and_resize), WEFT_CASE(cq_handler_context), WEFT_CASE(cq_event_moderation),
 		WEFT_CASE(cq_comp_vector), WEFT_CASE(cq_event_batch),
 		WEFT_CASE(comm_established));

@@ -182,6 +182,14 @@ uint32_t weft_crc32_le(uint32_t crc, const void *p, size_t len);
 uint32_t weft_csum(const void *p, size_t len, uint32_t sum);
 uint32_t weft_csum_copy(void *dst, const void *src, size_t len);
 
+/* --- microsecond timers (shim_timer.c) ------------------------------------ */
+/* One-shot; @fn(@arg) runs in softirq context.  The storage is heap memory. */
+void weft_hrtimer_init(void *t, void (*fn)(void *arg), void *arg);
+/* (Re)start it to fire in @us microseconds. */
+void weft_hrtimer_start_us(void *t, uint32_t us);
+/* Stop it, waiting for a callback that is running; true if it was pending. */
+bool weft_hrtimer_cancel(void *t);
+
 /* --- randomness (shim_random.c) ------------------------------------------ */
 /* Not for secrets: fault injection and test decisions (get_random_u32). */
 uint32_t weft_random_u32(void);

@@ -26,6 +26,7 @@
 #include <weft/list.h>
 #include <weft/lock.h>
 #include <weft/ref.h>
+#include <weft/timer.h>
 #include <weft/verbs/types.h>
 #include <weft/wait.h>
 #include <weft/work.h>
@@ -218,6 +219,14 @@ public:
 	uint32_t capacity() const { return static_cast<uint32_t>(ring_size_) - 1; }
 	/* IBA 11.2.6.3 Resize CQ: EINVAL if the entries present do not fit. */
 	Result<void> resize(uint32_t cqe);
+	/*
+	 * Event moderation, as HCAs offer it beyond the IBA (Linux's
+	 * rdma_set_cq_moderation): an armed CQ's event waits until @count
+	 * completions have arrived (0: no count) or @usecs have passed since
+	 * the first of them.  @usecs 0 turns moderation off: every event at
+	 * once.  Takes effect from the next completion.
+	 */
+	void moderate(uint16_t count, uint16_t usecs);
 
 	/*
 	 * Driver side.  Add a completion; call with no QP or CQ lock held (the
@@ -259,6 +268,14 @@ private:
 	bool deferred_notify_ = false, deferred_error_ = false;
 	Work notify_work_;
 	static void notify_deferred(Work &w);
+	/* Moderation (under lock_): completions held since the arm, the timer pending (a reference). */
+	uint16_t mod_count_ = 0, mod_usecs_ = 0;
+	uint32_t mod_held_ = 0;
+	bool mod_timer_on_ = false;
+	Timer mod_timer_;
+	bool hold_event_locked();
+	static void mod_expired(Timer &t);
+	void notify_from_timer();
 };
 
 /*
