@@ -169,7 +169,11 @@ ethtool -k "$A" | grep -qx "	tx-tcp-segmentation: on" || bad "ethtool -k $A: no 
 # Receive buffers are carved from pages that come round again once the
 # stack has freed them, rather than fresh (zeroed) pages each time.
 reused=$(weft_on h1 ethtool -S "$B" | sed -n 's/^ *rx_pages_reused: //p')
+fresh=$(weft_on h1 ethtool -S "$B" | sed -n 's/^ *rx_pages_fresh: //p')
+echo "ipoib: $B receive pages: reused ${reused:-missing}, fresh ${fresh:-missing}"
 [ "${reused:-0}" -gt 10 ] || bad "ethtool -S $B: rx_pages_reused ${reused:-missing}"
+# The ring's first pages at least were new.
+[ "${fresh:-0}" -gt 0 ] || bad "ethtool -S $B: rx_pages_fresh ${fresh:-missing}"
 ethtool -K "$A" tx off rx off && weft_on h1 ethtool -K "$B" tx off rx off || bad "ethtool -K tx off rx off"
 now() { ethtool -S "$A" | sed -n "s/^ *$1: //p"; }
 before=$(now tx_csum_offload) before_lso=$(now tx_lso)

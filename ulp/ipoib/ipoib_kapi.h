@@ -53,6 +53,8 @@ struct weft_ipoib_stats {
 	uint64_t tx_lso;	     /* sent with the HCA segmenting (NETIF_F_TSO) */
 	uint64_t rx_pages_reused;    /* datagram receive pages used again (shim_mode.c) */
 	uint64_t cm_rx_pages_reused; /* connected-mode receive pages used again */
+	uint64_t rx_pages_fresh;     /* datagram receive pages newly allocated (and zeroed) */
+	uint64_t cm_rx_pages_fresh;  /* connected-mode ones */
 	uint64_t rx_pages_cached;    /* pages both caches hold now */
 };
 

@@ -201,7 +201,13 @@ static struct page *page_cache_get(struct weft_ipoib_page_cache *pc, gfp_t gfp)
 		put_page(drop);
 	if (page)
 		return page;
-	return alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN, WEFT_IPOIB_CM_FRAG_ORDER);
+	page = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN, WEFT_IPOIB_CM_FRAG_ORDER);
+	if (page) {
+		spin_lock_bh(&pc->lock);
+		WRITE_ONCE(pc->fresh, pc->fresh + 1);
+		spin_unlock_bh(&pc->lock);
+	}
+	return page;
 }
 
 /* Keep @page (with a reference of ours) for page_cache_get; the oldest makes room. */

@@ -186,6 +186,7 @@ static const struct {
 	WEFT_IPOIB_STAT(cm_passive), WEFT_IPOIB_STAT(cm_passive_aged), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),
 	WEFT_IPOIB_STAT(cm_too_big), WEFT_IPOIB_STAT(tx_gathered), WEFT_IPOIB_STAT(tx_csum_offload),
 	WEFT_IPOIB_STAT(tx_lso), WEFT_IPOIB_STAT(rx_pages_reused), WEFT_IPOIB_STAT(cm_rx_pages_reused),
+	WEFT_IPOIB_STAT(rx_pages_fresh), WEFT_IPOIB_STAT(cm_rx_pages_fresh),
 	WEFT_IPOIB_STAT(rx_pages_cached),
 };
 static_assert(ARRAY_SIZE(weft_ipoib_stat_names) * sizeof(u64) == sizeof(struct weft_ipoib_stats));
@@ -213,6 +214,8 @@ static void weft_ipoib_get_ethtool_stats(struct net_device *dev, struct ethtool_
 	weft_ipoib_get_stats(priv_of(dev)->ctx, &st);
 	st.rx_pages_reused = READ_ONCE(priv_of(dev)->ud_pages.reused);
 	st.cm_rx_pages_reused = READ_ONCE(priv_of(dev)->pages.reused);
+	st.rx_pages_fresh = READ_ONCE(priv_of(dev)->ud_pages.fresh);
+	st.cm_rx_pages_fresh = READ_ONCE(priv_of(dev)->pages.fresh);
 	st.rx_pages_cached = weft_ipoib_page_cache_held(&priv_of(dev)->pages) +
 			     weft_ipoib_page_cache_held(&priv_of(dev)->ud_pages);
 	for (i = 0; i < ARRAY_SIZE(weft_ipoib_stat_names); i++)

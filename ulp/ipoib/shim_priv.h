@@ -33,6 +33,7 @@ struct weft_ipoib_page_cache {
 	unsigned int head, tail;
 	unsigned int cap;	/* entries of @page, a power of two */
 	u64 reused; /* ethtool -S rx_pages_reused, cm_rx_pages_reused */
+	u64 fresh;  /* ethtool -S rx_pages_fresh, cm_rx_pages_fresh: newly allocated */
 	struct page *carve;	/* with the cache's reference; NULL: none yet */
 	unsigned int carve_off; /* its next free byte */
 	struct page **page;

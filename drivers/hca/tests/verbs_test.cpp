@@ -274,6 +274,17 @@ void cq_event_moderation(Test &t)
 	WEFT_EXPECT_EQ(t, calls(), 3);
 	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(&c));
 	WEFT_EXPECT_EQ(t, calls(), 4); /* the destroy waited for the period's end */
+	/* A Sleepable handler: the period's end reaches it from a work item. */
+	WhoCalled sh;
+	auto scq = a.ctx->create_cq(16, WhoCalled::handler, &sh);
+	WEFT_ASSERT_OK(t, scq);
+	scq.value()->moderate(0, 20000);
+	WEFT_EXPECT_FALSE(t, scq.value()->req_notify(false));
+	scq.value()->push(wc, false);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&sh.calls, __ATOMIC_ACQUIRE), 0);
+	WEFT_EXPECT_TRUE(t, wait_for(sh.calls, 1));
+	WEFT_EXPECT_TRUE(t, __atomic_load_n(&sh.task, __ATOMIC_RELAXED) != weft_current_task());
+	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(scq.value()));
 }
 
 /*
