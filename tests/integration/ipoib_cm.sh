@@ -9,8 +9,11 @@
 #      both ways; scatter/gather used; receive pages reused.
 #   4. Mode switches datagram <-> connected on both ends while iperf3 runs:
 #      the stream lives on, ping works afterwards.
-#   5. A datagram-mode peer (it refuses the REQ): its traffic falls back to
-#      datagrams, large packets get ICMP "too big", PMTU 2044, TCP works.
+#   5. A datagram-mode peer takes our connection (the C flag stands, as
+#      in-tree): large pings and TCP over it, its answers as datagrams.
+#   5a. A peer without the C flag (a static neighbour entry with the flag
+#      cleared): datagrams, ICMP "too big" for large packets, PMTU 2044,
+#      TCP works.
 #   5b. dest_idle_secs=2 at run time: idle connections go on both sides,
 #      the next ping connects again.
 #   5c. The peer's cable cut (no DREQ reaches us): its connection to us
@@ -136,27 +139,48 @@ weft_pings - $ip4b || bad "ping after the mode switches"
 weft_pings h1 $ip4a || bad "ping from h1 after the mode switches"
 weft_pings - $ip6b -6 -s 20000 || bad "ping -6 of 20000 bytes after the mode switches"
 
-# 5. A datagram-mode peer: no listener, the REQ is refused, datagrams it is.
+# 5. A datagram-mode peer still takes connections (its C flag stands, as
+# in-tree): ours to it comes up and carries large packets whole, its
+# answers come back as datagrams.
 mode h1 "$B" datagram || bad "$B: mode datagram"
 weft_on h1 ethtool -k "$B" | grep -qx "	tx-tcp-segmentation: on" || bad "ethtool -k $B: TSO not back on in datagram mode"
-sleep 2
-big0=$(stat - "$A" cm_too_big)
 ip route flush cache
+weft_pings - $ip4b -s 3000 || bad "3000-byte ping to a datagram-mode peer"
+[ "$(stat - "$A" cm_connections)" -ge 1 ] || bad "$A: no connection to the datagram-mode peer"
+[ "$(stat h1 "$B" cm_passive)" -ge 1 ] || bad "$B (datagram mode): no passive connection"
+[ "$(stat h1 "$B" cm_connections)" = 0 ] || bad "$B (datagram mode) kept sending connections"
+ip route get $ip4b | grep -q "mtu 2044" && bad "PMTU 2044 towards a peer that took the connection"
+iperf - h1 $ip4b -t 5 || bad "iperf3 TCP to a datagram-mode peer"
+iperf h1 - $ip4a -t 5 || bad "iperf3 TCP from a datagram-mode peer"
+
+# 5a. A peer without the C flag (what a cm_enable=0 host or another stack
+# would advertise: B's second address, whose neighbour entry on our side
+# carries its hardware address with the flag cleared): datagrams only, a
+# packet too big for them gets ICMP "too big" (PMTU 2044).
+ip4c=10.77.0.3 ip6c=fd77::3
+weft_on h1 ip addr add $ip4c/24 dev "$B"
+weft_on h1 ip addr add $ip6c/64 dev "$B" nodad
+nocm=00$(weft_on h1 cat /sys/class/net/"$B"/address | cut -c3-)
+ip neigh replace $ip4c lladdr "$nocm" dev "$A" nud permanent || bad "static neighbour $ip4c"
+ip -6 neigh replace $ip6c lladdr "$nocm" dev "$A" nud permanent || bad "static neighbour $ip6c"
+big0=$(stat - "$A" cm_too_big)
 # The first large packet comes back as ICMP "too big" (ping reports it), the next ones are fragmented.
-ping -c 1 -W 2 -s 3000 $ip4b 2>&1 | grep -q "mtu = 2044" || bad "no ICMP frag needed (mtu 2044) from a large ping"
-ping -6 -c 1 -W 2 -s 3000 $ip6b 2>&1 | grep -q "mtu=2044" || bad "no ICMPv6 packet too big (mtu 2044) from a large ping"
+ping -c 1 -W 2 -s 3000 $ip4c 2>&1 | grep -q "mtu = 2044" || bad "no ICMP frag needed (mtu 2044) from a large ping"
+ping -6 -c 1 -W 2 -s 3000 $ip6c 2>&1 | grep -q "mtu=2044" || bad "no ICMPv6 packet too big (mtu 2044) from a large ping"
 [ "$(stat - "$A" cm_too_big)" -ge $((big0 + 2)) ] || bad "cm_too_big did not count both"
-ip route get $ip4b | grep -q "mtu 2044" || bad "no PMTU 2044 towards the datagram peer: $(ip route get $ip4b)"
-weft_pings - $ip4b -s 3000 || bad "3000-byte ping to a datagram peer"
-weft_pings - $ip6b -6 -s 3000 || bad "3000-byte ping -6 to a datagram peer"
-iperf - h1 $ip4b -t 5 || bad "iperf3 TCP to a datagram peer (PMTU)"
-iperf h1 - $ip4a -t 5 || bad "iperf3 TCP from a datagram peer"
+ip route get $ip4c | grep -q "mtu 2044" || bad "no PMTU 2044 towards the peer without the C flag: $(ip route get $ip4c)"
+weft_pings - $ip4c -s 3000 || bad "3000-byte ping to a peer without the C flag"
+weft_pings - $ip6c -6 -s 3000 || bad "3000-byte ping -6 to a peer without the C flag"
+iperf - h1 $ip4c -t 5 || bad "iperf3 TCP to a peer without the C flag (PMTU)"
 ethtool -S "$A" | grep cm_
+ip neigh del $ip4c dev "$A"
+ip -6 neigh del $ip6c dev "$A"
+weft_on h1 ip addr del $ip4c/24 dev "$B"
+weft_on h1 ip addr del $ip6c/64 dev "$B"
 mode h1 "$B" connected || bad "$B: mode connected again"
 
 # 5b. Idle connections age out (dest_idle_secs, writable at run time):
 # both sending sides release theirs, and the next packets connect again.
-# (A connection the datagram peer refused is tried again after 10 s.)
 for _ in $(seq 1 60); do
 	ping -c 1 -W 1 $ip4b >/dev/null 2>&1
 	[ "$(stat - "$A" cm_connections)" -ge 1 ] && break

@@ -259,7 +259,8 @@ void Cm::RxConn::handle(const verbs::Event &e)
 
 int Cm::on_request(const cm::Event &e)
 {
-	if (!connected() || load(dying_) || !cmp::decode_mtu(e.private_data))
+	/* In either mode: the C flag in our address says we take connections (in-tree too). */
+	if (load(dying_) || !cmp::decode_mtu(e.private_data))
 		return -1;
 	auto *r = new (Gfp::Sleep) RxConn(*this);
 	if (!r)
@@ -337,8 +338,8 @@ void Cm::work_fn(Work &w)
 	container_of(&w, &Cm::work_)->reconcile();
 }
 
-/* Every connection, both directions, gone (work_ or destroy). */
-void Cm::teardown_all()
+/* Every sending connection gone, and with @passive the peers' too (work_ or destroy). */
+void Cm::teardown_all(bool passive)
 {
 	List<TxConn, &TxConn::node> tx;
 	{
@@ -361,6 +362,8 @@ void Cm::teardown_all()
 			weft_ipoib_skb_free(c->pending[i], false);
 		delete c;
 	}
+	if (!passive)
+		return;
 	List<RxConn, &RxConn::rx_node> rx;
 	{
 		MutexGuard g(mutex_);
@@ -457,26 +460,28 @@ void Cm::reconcile()
 	if (load(dying_))
 		return;
 	const bool want = connected();
-	if (want) {
-		for (uint32_t i = 0; i < rx_.size(); i++)
-			if (!rx_[i].skb && !post_rx(i, true))
-				break;
-		if (!listener_) {
-			auto id = cm::create_id(ifc_.dev_, *this, nullptr);
-			if (id && cm::listen(**id, cmp::service_id(ifc_.qp_->qpn)))
-				listener_ = *id;
-			else if (id)
-				cm::destroy(*id);
-			if (!listener_)
-				log.err("%s: cannot listen for connections", weft_ipoib_name(ifc_.nd_));
-		}
-	} else if (listener_) {
-		/* Also waits for Request handlers running for it. */
-		cm::destroy(listener_);
-		listener_ = nullptr;
+	/*
+	 * The passive side, in both modes: in-tree listens whenever its
+	 * address has the C flag (ipoib_cm_dev_open), so a datagram-mode
+	 * interface still takes a connected-mode peer's connection; only its
+	 * own sending goes as datagrams.
+	 */
+	for (uint32_t i = 0; i < rx_.size(); i++)
+		if (!rx_[i].skb && !post_rx(i, true))
+			break;
+	if (!listener_) {
+		auto id = cm::create_id(ifc_.dev_, *this, nullptr);
+		if (id && cm::listen(**id, cmp::service_id(ifc_.qp_->qpn)))
+			listener_ = *id;
+		else if (id)
+			cm::destroy(*id);
+		if (!listener_)
+			log.err("%s: cannot listen for connections", weft_ipoib_name(ifc_.nd_));
 	}
-	if (!want || __atomic_exchange_n(&flush_, false, __ATOMIC_ACQ_REL))
-		teardown_all();
+	/* Datagram mode: our sending connections go; a flush takes the peers' too. */
+	const bool flush = __atomic_exchange_n(&flush_, false, __ATOMIC_ACQ_REL);
+	if (flush || !want)
+		teardown_all(flush);
 	if (want)
 		age_rx();
 	/* Dead passive connections. */

@@ -12,9 +12,11 @@
  * than the UD MTU are answered with ICMP "too big" (PMTU discovery) and
  * dropped.  A failed peer is tried again after retry_ms.
  *
- * Receiving (passive side): while in connected mode a listener takes
- * REQs on our service ID; each gets an RC QP on the shared SRQ, whose
- * buffers hold 65524 bytes (cm_data.cpp).  It goes with the peer's DREQ,
+ * Receiving (passive side): from the first open, in either mode (the C
+ * flag in our address stands), a listener takes REQs on our service ID;
+ * each gets an RC QP on the shared SRQ, whose buffers hold 65524 bytes
+ * (cm_data.cpp).  A datagram-mode interface thus receives over a
+ * connected-mode peer's connection and answers with datagrams.  It goes with the peer's DREQ,
  * or, for a peer that went away without one, once its QP has received
  * nothing for twice dest_idle_secs (age_rx).
  *
@@ -22,9 +24,10 @@
  * slots_.  mutex_ guards the RxConn list.  Neither is held across a CM
  * or Modify QP call; QP event handlers only call cm::established().
  *
- * Work: work_ (process context) reconciles the mode (listener up or
- * down, connections torn down), connects Connecting peers, and releases
- * dead connections (cm::destroy, then the QP).
+ * Work: work_ (process context) reconciles the mode (listener up,
+ * sending connections torn down in datagram mode, all on a flush),
+ * connects Connecting peers, and releases dead connections (cm::destroy,
+ * then the QP).
  *
  * Teardown (destroy(), after the netdev is unregistered: no xmit, no
  * poll): no new work, listener gone, work cancelled, every connection
@@ -64,6 +67,8 @@ public:
 	int set_mode(bool connected);
 	/* Port events, interface down: every connection goes. */
 	void flush();
+	/* The interface opened: listener and SRQ buffers up (in work_), whatever the mode. */
+	void listen() { kick(); }
 	/*
 	 * Sending connections idle for dest_idle_secs go, and the peers'
 	 * connections that received nothing for twice that (in work_).
@@ -144,7 +149,7 @@ private:
 	void fail(TxConn &c, uint64_t retry_after_now);
 	void release_tx(TxConn &c);
 	void release_rx(RxConn &c);
-	void teardown_all();
+	void teardown_all(bool passive = true);
 	void kick();
 	void age_tx();
 	void age_rx();

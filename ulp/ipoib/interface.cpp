@@ -182,6 +182,8 @@ int Interface::open()
 {
 	store(admin_up_, true);
 	sync_work_.modify(0);
+	if (cm_)
+		cm_->listen();
 	return 0;
 }
 
