@@ -25,8 +25,6 @@ public:
 	WEFT_NOCOPY(Timer);
 
 	void start_us(uint32_t us) { weft_hrtimer_start_us(storage_.get(), us); }
-	/* True if it was pending (its callback will not run). */
-	bool cancel() { return weft_hrtimer_cancel(storage_.get()); }
 
 private:
 	static void trampoline(void *arg)

@@ -16,9 +16,9 @@
 #      TCP works.
 #   5b. dest_idle_secs=2 at run time: idle connections go on both sides,
 #      the next ping connects again.
-#   5c. The peer's cable cut (no DREQ reaches us): its connection to us
-#      goes after 2 x dest_idle_secs without receives; pings after the
-#      cable is back.
+#   5c. We in datagram mode, the peer's cable cut (no DREQ reaches us):
+#      its connection to us goes after 2 x dest_idle_secs without
+#      receives; pings after the cable is back.
 #   6. rmmod weft_ipoib with connections up and under traffic: no splat,
 #      no leak.
 #   7. weft_ipoib with cm_enable=0: no C flag, the mode file refuses
@@ -203,8 +203,10 @@ weft_pings - $ip4b -s 3000 || bad "ping after the connections aged"
 
 # 5c. A peer that goes away without a DREQ (its cable cut: it flushes its
 # own side, nothing reaches us): our side of its connection receives
-# nothing and goes after 2 x dest_idle_secs (cm_passive_aged).
-weft_pings h1 $ip4a || bad "ping from h1 before its cable is cut"
+# nothing and goes after 2 x dest_idle_secs (cm_passive_aged).  We are
+# in datagram mode meanwhile: passive connections live (and age) in both.
+mode - "$A" datagram || bad "$A: mode datagram before the cable cut"
+weft_pings h1 $ip4a -s 3000 || bad "ping from h1 before its cable is cut"
 [ "$(stat - "$A" cm_passive)" -ge 1 ] || bad "$A: no passive connection from $B (cm_passive $(stat - "$A" cm_passive))"
 paged0=$(stat - "$A" cm_passive_aged)
 echo 0 >$cfs/cables/c1/up || bad "cutting c1"
@@ -222,6 +224,7 @@ echo "ipoib_cm: peer gone: $A cm_passive $(stat - "$A" cm_passive), cm_passive_a
 echo 1 >$cfs/cables/c1/up || bad "re-making c1"
 weft_wait_active weft1 || bad "weft1 not ACTIVE after the cable came back"
 weft_carrier h1 "$B" 1 || bad "$B: no carrier after the cable came back"
+mode - "$A" connected || bad "$A: mode connected after the cable cut"
 weft_pings h1 $ip4a -s 3000 || bad "ping from h1 after the cable came back"
 weft_pings - $ip4b -s 3000 || bad "ping to h1 after the cable came back"
 

@@ -482,8 +482,7 @@ void Cm::reconcile()
 	const bool flush = __atomic_exchange_n(&flush_, false, __ATOMIC_ACQ_REL);
 	if (flush || !want)
 		teardown_all(flush);
-	if (want)
-		age_rx();
+	age_rx();
 	/* Dead passive connections. */
 	for (;;) {
 		RxConn *dead = nullptr;

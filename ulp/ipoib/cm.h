@@ -16,9 +16,10 @@
  * flag in our address stands), a listener takes REQs on our service ID;
  * each gets an RC QP on the shared SRQ, whose buffers hold 65524 bytes
  * (cm_data.cpp).  A datagram-mode interface thus receives over a
- * connected-mode peer's connection and answers with datagrams.  It goes with the peer's DREQ,
- * or, for a peer that went away without one, once its QP has received
- * nothing for twice dest_idle_secs (age_rx).
+ * connected-mode peer's connection and answers with datagrams.  A
+ * passive connection goes with the peer's DREQ or, for a peer that went
+ * away without one, once its QP has received nothing for twice
+ * dest_idle_secs (age_rx, in either mode).
  *
  * Locks: lock_ (BH) guards the TxConn list, their states and rings and
  * slots_.  mutex_ guards the RxConn list.  Neither is held across a CM
