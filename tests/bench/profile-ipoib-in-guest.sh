@@ -23,11 +23,19 @@ weft_on h0 timeout $((secs + 60)) iperf3 -c 10.77.0.2 -t $((secs + 6)) $extra >/
 load=$!
 sleep 3
 before=$(head -1 /proc/stat)
+cp /proc/interrupts /tmp/irq.before
 echo start >$pcs/control
 sleep "$secs"
 echo stop >$pcs/control
 echo "PROFILE cpu before: $before"
 echo "PROFILE cpu after:  $(head -1 /proc/stat)"
+# interrupts per second and CPU over the sampled interval (under TCG an
+# interrupt, an IPI above all, costs microseconds of APIC emulation)
+awk -v secs="$secs" 'NR == FNR { for (i = 2; i <= 3; i++) b[$1, i] = $i; next }
+	$1 ~ /:$/ && $2 ~ /^[0-9]+$/ {
+		d0 = ($2 - b[$1, 2]) / secs; d1 = ($3 - b[$1, 3]) / secs
+		if (d0 + d1 >= 10) printf "PROFILE irq/s %-6s cpu0 %8d cpu1 %8d  %s %s %s %s\n", $1, d0, d1, $4, $5, $6, $7
+	}' /tmp/irq.before /proc/interrupts
 cp $pcs/samples /tmp/pcsample.bin
 cp /proc/kallsyms /tmp/kallsyms
 while kill -0 $load 2>/dev/null; do sleep 1; done
