@@ -171,6 +171,20 @@ Result<iba::PathRecord> resolve_path(verbs::Device &dev, uint8_t port, const ver
 	return s->resolve_path(dgid, pkey);
 }
 
+Result<iba::ClassPortInfo> class_port_info(verbs::Device &dev, uint8_t port)
+{
+	SaPort *s = find_sa(dev, port);
+	if (!s)
+		return Error(err::ENODEV);
+	/* IBA 13.4.8.1: a Get of ClassPortInfo carries no record of its own. */
+	const iba::ClassPortInfo none{};
+	SaPort::Answer a;
+	WEFT_TRY(s->ask(iba::sa_method::get, iba::sa_attr::class_port_info, 0, &none, sizeof(none), a));
+	iba::ClassPortInfo cpi;
+	__builtin_memcpy(&cpi, a.records() + iba::sa_data_offset, sizeof(cpi));
+	return cpi;
+}
+
 Result<size_t> get_services(verbs::Device &dev, uint8_t port, const iba::ServiceRecord &want,
 			    uint64_t comp_mask, iba::ServiceRecord *out, size_t max)
 {

@@ -4,7 +4,9 @@
 # namespace, weft1's moved into the namespace "h1" as the second host.
 #   1. The netdevs: type, address, broadcast, MTU, carrier, ethtool.
 #   2. ping and ping -6 both ways; don't-fragment pings at the MTU and one
-#      byte over; iperf3 TCP and UDP both ways; IP multicast both ways;
+#      byte over; iperf3 TCP and UDP both ways; IP multicast both ways,
+#      a sender that does not listen joined as SendOnlyFullMember (the
+#      SA's record, saquery);
 #      GRO merges the received TCP segments; checksum and segmentation
 #      offloads used, and TCP without them; interrupt coalescing
 #      (ethtool -C rx-usecs holds a ping reply that long).
@@ -149,6 +151,31 @@ PY
 	grep -q "received 5" /tmp/mcast.out
 }
 mcast - $ip4a h1 $ip4b || bad "IP multicast root -> h1"
+# The root only sent to 239.77.0.1: its join is SendOnlyFullMember
+# (JoinState 0x8 in ScopeState's low bits; OpenSM shows members to an
+# SM_Key holder), not a full member's (0x1) that would draw the group's
+# traffic to its port.
+join_state() { # MGID PORT-GID: the ScopeState of that member in the SA
+	saquery -C weft0 -P 1 --smkey 1 -m 2>/dev/null | python3 -c '
+import ipaddress, sys
+mgid, port = (ipaddress.ip_address(a) for a in sys.argv[1:3])
+rec = {}
+for line in sys.stdin:
+    if "MCMemberRecord" in line:
+        rec = {}
+    elif "...." in line:
+        k, v = line.split(".", 1)
+        rec[k.strip()] = v.strip(". \n")
+        if k.strip() == "ScopeState" and ipaddress.ip_address(rec.get("MGID", "::")) == mgid \
+                and ipaddress.ip_address(rec.get("PortGid", "::")) == port:
+            print(rec["ScopeState"])
+' "$1" "$2"
+}
+gid_a=$(cat $sys/weft0/ports/1/gids/0)
+st=$(join_state ff12:401b:ffff::f4d:1 "$gid_a")
+echo "ipoib: SA member $gid_a of 239.77.0.1's group: ScopeState ${st:-none}"
+[ "$st" = 0x28 ] || bad "the sending root is not a SendOnlyFullMember of 239.77.0.1's group: ScopeState ${st:-none}"
+[ "$(ethtool -S "$A" | sed -n 's/^ *mcast_send_only: //p')" -gt 0 ] || bad "ethtool -S $A: mcast_send_only 0"
 mcast h1 $ip4b - $ip4a || bad "IP multicast h1 -> root"
 stats=$(ethtool -S "$A")
 echo "$stats"

@@ -199,20 +199,33 @@ Result<void> Interface::qp_ready(uint32_t qkey)
 		__atomic_store_n(&qkey_, qkey, __ATOMIC_RELEASE);
 		return ok();
 	}
-	verbs::QpAttr at;
-	at.state = verbs::QpState::Init;
-	at.port_num = port_;
-	at.pkey_index = pkey_index_;
-	at.qkey = qkey;
 	namespace qa = verbs::qp_attr;
-	WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state | qa::pkey_index | qa::port | qa::qkey));
-	for (uint32_t i = 0; i < rx_.size(); i++)
-		WEFT_TRY(post_recv(i));
-	at.state = verbs::QpState::Rtr;
-	WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state));
-	at.state = verbs::QpState::Rts;
-	at.sq_psn = 0;
-	WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state | qa::sq_psn));
+	verbs::QpAttr at;
+	auto up = [&]() -> Result<void> {
+		at.state = verbs::QpState::Init;
+		at.port_num = port_;
+		at.pkey_index = pkey_index_;
+		at.qkey = qkey;
+		WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state | qa::pkey_index | qa::port | qa::qkey));
+		for (uint32_t i = 0; i < rx_.size(); i++)
+			WEFT_TRY(post_recv(i));
+		at.state = verbs::QpState::Rtr;
+		WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state));
+		at.state = verbs::QpState::Rts;
+		at.sq_psn = 0;
+		return ctx_->modify_qp(qp_, at, qa::state | qa::sq_psn);
+	}();
+	if (!up) {
+		/*
+		 * IBA 10.3.1: Reset takes back the buffers posted so far without
+		 * completions, so the next try posts each ring slot once: one
+		 * posted twice would be placed into after its skb went up.
+		 */
+		verbs::QpAttr reset;
+		reset.state = verbs::QpState::Reset;
+		(void)ctx_->modify_qp(qp_, reset, qa::state);
+		return up.error();
+	}
 	__atomic_store_n(&qkey_, qkey, __ATOMIC_RELEASE);
 	__atomic_store_n(&qp_rts_, true, __ATOMIC_RELEASE);
 	return ok();
@@ -226,6 +239,14 @@ Result<void> Interface::join_broadcast()
 {
 	const verbs::Gid mgid = broadcast_mgid(pkey_);
 	iba::McMemberRecord rec;
+	/*
+	 * As in-tree: ask the (perhaps new) SA whether it takes send-only
+	 * joins; one that does not, or does not answer, gets full-member ones.
+	 */
+	auto cpi = mad::sa::class_port_info(dev_, port_);
+	const bool so = cpi && (iba::ClassPortInfo::CapabilityMask2::get(cpi->cap2_resp_time) &
+				iba::sa_cap2::send_only_full_member);
+	__atomic_store_n(&sa_send_only_full_, so, __ATOMIC_RELEASE);
 	Resolved res = WEFT_TRY(join(mgid, false, &rec));
 	auto done = [&]() -> Result<void> {
 		WEFT_TRY(qp_ready(rec.qkey.get()));
@@ -308,10 +329,13 @@ Result<Resolved> Interface::resolve(const DestTable::Claim &c)
 }
 
 /*
- * IBA 15.2.5.17: a full-member join.  Groups other than the broadcast
- * group may not exist yet, so the request carries what the SA needs to
- * create one, copied from the broadcast group (RFC 4391 §5 has every IP
- * multicast group of a partition share its parameters).
+ * IBA 15.2.5.17: a join, as a full member to listen (@attach) and to the
+ * broadcast group, else (a group we only send to) as a SendOnlyFullMember
+ * where the SA takes that, so that the group's traffic is not routed to
+ * this port for nothing.  Groups other than the broadcast group may not
+ * exist yet, so the request carries what the SA needs to create one,
+ * copied from the broadcast group (RFC 4391 §5 has every IP multicast
+ * group of a partition share its parameters).
  */
 Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMemberRecord *out)
 {
@@ -321,6 +345,8 @@ Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMem
 	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
 	uint64_t mask = 0;
 	if (!(mgid == broadcast_mgid(pkey_))) {
+		const uint8_t state = !attach && load(sa_send_only_full_) ? iba::join::send_only_full
+									  : iba::join::full;
 		iba::McMemberRecord b;
 		{
 			SpinGuardBh g(lock_);
@@ -336,7 +362,9 @@ Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMem
 		want.rate = b.rate;
 		want.sl_flow_hop = b.sl_flow_hop;
 		want.scope_state = b.scope_state;
-		iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
+		iba::McMemberRecord::JoinState::set(want.scope_state, state);
+		if (state == iba::join::send_only_full)
+			count(stats_.mcast_send_only);
 		namespace mc = iba::mcr_comp;
 		mask = mc::qkey | mc::mtu_sel | mc::mtu | mc::tclass | mc::pkey | mc::rate_sel | mc::rate |
 		       mc::sl | mc::flow | mc::hop | mc::scope;

@@ -197,6 +197,8 @@ private:
 	weft_ipoib_stats stats_{};
 	Cm *cm_ = nullptr;
 	uint32_t mcast_mtu_ = 0; /* atomic: the broadcast group's UD MTU */
+	/* atomic: the SA takes SendOnlyFullMember joins (asked at each broadcast join) */
+	bool sa_send_only_full_ = false;
 	DelayedWork sync_work_;
 	Work resolve_work_;
 };

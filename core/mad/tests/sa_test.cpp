@@ -9,6 +9,7 @@
  * - two joins of one multicast group making one SA membership, given
  *   back (SubnAdmDelete) only at the last leave;
  * - a ServiceRecord table too long for one MAD (RMPP);
+ * - the SA's ClassPortInfo, CapabilityMask2 as the SA sent it;
  * - with the SA gone, the unsupported-method answer as EREMOTEIO, and
  *   with no SM LID, ENODEV.
  */
@@ -32,7 +33,7 @@ constexpr size_t services = 5;
 struct FakeSa final : AgentHandler {
 	MadService *svc = nullptr;
 	uint16_t lid0 = 0, lid1 = 0;
-	int paths = 0, joins = 0, leaves = 0, tables = 0;
+	int paths = 0, joins = 0, leaves = 0, tables = 0, cpis = 0;
 
 	void answer(Agent &a, const Mad &m, const MadAddr &to, uint8_t method, const void *rec, size_t len,
 		    uint16_t stride)
@@ -88,6 +89,17 @@ struct FakeSa final : AgentHandler {
 			answer(a, m, from, iba::sa_method::get_resp, &g, sizeof(g), 0);
 			break;
 		}
+		case iba::sa_attr::class_port_info: {
+			cpis++;
+			iba::ClassPortInfo c{};
+			c.base_version.set(1);
+			c.class_version.set(iba::sa_class_version);
+			iba::ClassPortInfo::CapabilityMask2::set(c.cap2_resp_time,
+								 iba::sa_cap2::send_only_full_member | 1);
+			iba::ClassPortInfo::RespTimeValue::set(c.cap2_resp_time, 0x10);
+			answer(a, m, from, iba::sa_method::get_resp, &c, sizeof(c), 0);
+			break;
+		}
 		case iba::sa_attr::service_record: {
 			tables++;
 			auto all = Array<iba::ServiceRecord>::make(Gfp::Sleep, services);
@@ -128,6 +140,18 @@ uint16_t lid_of(verbs::Device &d)
 {
 	verbs::PortAttr a;
 	return d.query_port(1, a) ? a.lid : 0;
+}
+
+/* ClassPortInfo: what the SA takes, bit for bit (apart: sa_queries' frame is large enough). */
+__attribute__((noinline)) void class_port_info(Test &t, Fixture &f)
+{
+	auto cpi = sa::class_port_info(*f.d0, 1);
+	WEFT_ASSERT_OK(t, cpi);
+	WEFT_EXPECT_EQ(t, f.sa.cpis, 1);
+	WEFT_EXPECT_EQ(t, iba::ClassPortInfo::CapabilityMask2::get(cpi.value().cap2_resp_time),
+		       iba::sa_cap2::send_only_full_member | 1u);
+	WEFT_EXPECT_EQ(t, iba::ClassPortInfo::RespTimeValue::get(cpi.value().cap2_resp_time), 0x10u);
+	WEFT_EXPECT_EQ(t, cpi.value().class_version.get(), iba::sa_class_version);
 }
 
 void sa_queries(Test &t)
@@ -194,6 +218,8 @@ void sa_queries(Test &t)
 	WEFT_EXPECT_EQ(t, n.value(), services);
 	WEFT_EXPECT_EQ(t, out.value()[4].service_id.get(), 0x1004ull);
 	WEFT_EXPECT_EQ(t, out.value()[4].service_name[0], uint8_t('e'));
+
+	class_port_info(t, f);
 
 	/* The SA gone: weft1's service answers "method not supported". */
 	f.p1->gsi().unregister_agent(f.agent);

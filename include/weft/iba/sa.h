@@ -29,7 +29,7 @@ inline constexpr uint8_t get = 0x01, set = 0x02, get_resp = 0x81, report = 0x06,
 			 get_table = 0x12, get_table_resp = 0x92, del = 0x15, del_resp = 0x95;
 }
 namespace sa_attr {
-inline constexpr uint16_t node_record = 0x0011, port_info_record = 0x0012,
+inline constexpr uint16_t class_port_info = 0x0001, node_record = 0x0011, port_info_record = 0x0012,
 			  service_record = 0x0031, path_record = 0x0035, mcmember_record = 0x0038;
 }
 
@@ -96,9 +96,17 @@ inline constexpr uint64_t mgid = 1ull << 0, port_gid = 1ull << 1, qkey = 1ull <<
 			  flow = 1ull << 13, hop = 1ull << 14, scope = 1ull << 15,
 			  join_state = 1ull << 16;
 }
-/* IBA 15.2.5.17: JoinState bits. */
+/*
+ * IBA 15.2.5.17: JoinState bits.  SendOnlyFullMember (Release 1.3): may
+ * create the group like a full member, but the SM routes none of the
+ * group's traffic to the port.
+ */
 namespace join {
-inline constexpr uint8_t full = 1, non = 2, send_only = 4;
+inline constexpr uint8_t full = 1, non = 2, send_only = 4, send_only_full = 8;
+}
+/* The SA's ClassPortInfo CapabilityMask2 bits (IBA 15.2.5.1, Release 1.3). */
+namespace sa_cap2 {
+inline constexpr uint32_t send_only_full_member = 1u << 12;
 }
 
 /* IBA 15.2.5.14 ServiceRecord, 176 bytes. */

@@ -16,6 +16,7 @@
 #ifndef WEFT_MAD_SA_H
 #define WEFT_MAD_SA_H
 
+#include <weft/iba/pma.h> /* ClassPortInfo */
 #include <weft/iba/sa.h>
 #include <weft/verbs/verbs.h>
 
@@ -44,6 +45,9 @@ Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberR
 			  uint64_t comp_mask);
 const iba::McMemberRecord &record(const Membership &m);
 void leave(Membership *m);
+
+/* SubnAdmGet(ClassPortInfo): what the SA supports (CapabilityMask2: iba::sa_cap2). */
+Result<iba::ClassPortInfo> class_port_info(verbs::Device &dev, uint8_t port);
 
 /* SubnAdmGetTable(ServiceRecord): up to @max records into @out; how many there were. */
 Result<size_t> get_services(verbs::Device &dev, uint8_t port, const iba::ServiceRecord &want,
