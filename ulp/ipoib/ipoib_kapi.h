@@ -39,7 +39,7 @@ struct weft_ipoib_stats {
 	uint64_t path_queries, path_failures;
 	uint64_t dests_aged; /* forgotten after dest_idle_secs without a send */
 	uint64_t mcast_joins, mcast_failures;
-	uint64_t mcast_send_only; /* joins made as SendOnlyFullMember */
+	uint64_t mcast_send_only; /* of mcast_joins, those asked as SendOnlyFullMember */
 	/* Connected mode (RFC 4755). */
 	uint64_t cm_connections;	     /* sending connections up now */
 	uint64_t cm_connects, cm_accepts; /* established: ours, the peers' */
