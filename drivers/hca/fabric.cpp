@@ -70,23 +70,75 @@ Result<void> PacketBuf::seal()
 	return ok();
 }
 
+namespace {
+
+/* IBA 9.2.4, 7.8: payload, pad to 4 bytes, ICRC (4), VCRC (2) end a packet. */
+uint32_t wire_len(uint32_t ref_at, uint32_t payload)
+{
+	return ref_at + payload + (4 - payload % 4) % 4 + 6;
+}
+
+/*
+ * A burst's last packet may carry less than the others: its lengths
+ * (LRH PktLen, GRH PayLen, BTH PadCnt; IBA 7.7.8, 8.3.1, 9.2.4) are made
+ * anew for @payload bytes.
+ */
+Result<void> resize_segment(PacketBuf &one, const Packet &hdr, uint32_t payload)
+{
+	const uint32_t len = wire_len(one.ref_at, payload);
+	if (len > one.cap)
+		return Error(err::EMSGSIZE);
+	uint8_t *base = one.data();
+	auto at = [&](const void *h) { return base + (static_cast<const uint8_t *>(h) - reinterpret_cast<const uint8_t *>(hdr.lrh)); };
+	__builtin_memset(base + one.ref_at + payload, 0, len - one.ref_at - payload);
+	auto *lrh = reinterpret_cast<iba::Lrh *>(at(hdr.lrh));
+	(void)iba::Lrh::PktLen::set(lrh->pktlen, static_cast<uint16_t>((len - 2) / 4));
+	if (hdr.grh)
+		reinterpret_cast<iba::Grh *>(at(hdr.grh))->paylen.set(static_cast<uint16_t>(len - (at(hdr.grh) - base) - sizeof(iba::Grh) - 2));
+	auto *bth = reinterpret_cast<iba::Bth *>(at(hdr.bth));
+	(void)iba::Bth::PadCnt::set(bth->flags, static_cast<uint8_t>((4 - payload % 4) % 4));
+	one.len = len;
+	return ok();
+}
+
+} // namespace
+
+uint32_t PacketBuf::payload_of(uint32_t i) const
+{
+	if (burst == 1)
+		return static_cast<uint32_t>(ref.len);
+	return i + 1 < burst ? each : static_cast<uint32_t>(ref.len - size_t(each) * (burst - 1));
+}
+
+uint64_t PacketBuf::wire_words() const
+{
+	if (burst == 1)
+		return len / 4;
+	return uint64_t(len / 4) * (burst - 1) + wire_len(ref_at, payload_of(burst - 1)) / 4;
+}
+
 Result<Own<PacketBuf>> PacketBuf::segment(uint32_t i, Gfp gfp) const
 {
 	auto hdr = parse(ConstBytes(data(), len));
 	if (!hdr || i >= burst)
 		return Error(err::EINVAL);
-	size_t each = ref.len / burst;
 	auto one = WEFT_TRY(alloc(gfp, len));
 	copy_bytes(one->data(), data(), len);
 	one->len = len;
-	one->ref = ref.slice(i * each, each);
+	one->ref = ref.slice(size_t(i) * each, payload_of(i));
 	one->ref_at = ref_at;
 	one->from = from;
-	/* IBA 9.7.1: PSNs count up through the burst; only its last asks for an ACK. */
 	auto *bth = reinterpret_cast<iba::Bth *>(one->data() + (reinterpret_cast<const uint8_t *>(hdr.value().bth) - data()));
+	/* IBA 9.7.1: PSNs count up through the burst; only its last asks for an ACK or solicits. */
 	iba::Bth::Psn::set(bth->psn, (iba::Bth::Psn::get(bth->psn) + i) & 0xffffff);
-	if (i + 1 < burst)
+	if (i)
+		bth->opcode.set(i + 1 < burst ? mid_op : last_op);
+	if (i + 1 < burst) {
 		iba::Bth::AckReq::set(bth->psn, 0);
+		iba::Bth::Se::set(bth->flags, 0);
+	} else if (payload_of(i) != payload_of(0)) {
+		WEFT_TRY(resize_segment(*one, hdr.value(), payload_of(i)));
+	}
 	return one;
 }
 
@@ -147,7 +199,7 @@ void Port::transmit(Own<PacketBuf> pkt)
 		return;
 	}
 	PortCounters::bump(counters.xmit_packets, pkt->burst);
-	PortCounters::bump(counters.xmit_words, uint64_t(pkt->len / 4) * pkt->burst);
+	PortCounters::bump(counters.xmit_words, pkt->wire_words());
 	if (faulty)
 		return faults_.transmit(*p, move(pkt));
 	deliver(*p, move(pkt));
@@ -156,7 +208,7 @@ void Port::transmit(Own<PacketBuf> pkt)
 void Port::deliver(Port &to, Own<PacketBuf> pkt)
 {
 	PortCounters::bump(to.counters.rcv_packets, pkt->burst);
-	PortCounters::bump(to.counters.rcv_words, uint64_t(pkt->len / 4) * pkt->burst);
+	PortCounters::bump(to.counters.rcv_words, pkt->wire_words());
 	to.node.receive(to, move(pkt));
 }
 

@@ -53,12 +53,15 @@ struct PacketBuf {
 	/* The engine run that sent it, while in its transmit() call (qp.h). */
 	RunCtx *from = nullptr;
 	/*
-	 * A burst: these wire bytes are the first of @burst MIDDLE packets of
-	 * one message, alike but for PSN, whose payloads follow one another in
-	 * @ref (Packet::burst).  Whatever needs real packets (a capture, a
-	 * fault, a busy receiver) takes them apart with segment().
+	 * A burst: these wire bytes are the first of @burst packets of one
+	 * message, alike but for PSN and opcode (@mid_op after the first,
+	 * @last_op last), whose payloads follow one another in @ref, @each
+	 * bytes but the last's (Packet::burst).  Whatever needs real packets
+	 * (a capture, a fault, a busy receiver) takes them apart with segment().
 	 */
 	uint32_t burst = 1;
+	uint32_t each = 0;
+	uint8_t mid_op = 0, last_op = 0;
 	/* Its headers, parsed by the receiving HCA (pointers into data()); copies parse anew. */
 	Packet view;
 	bool parsed = false;
@@ -68,6 +71,9 @@ struct PacketBuf {
 	Result<void> materialize();
 	/* Packet @i of a burst, on its own and still by reference. */
 	Result<Own<PacketBuf>> segment(uint32_t i, Gfp gfp) const;
+	/* Payload bytes of packet @i of a burst; 4-byte words on the wire of all of them. */
+	uint32_t payload_of(uint32_t i) const;
+	uint64_t wire_words() const;
 	/* Compute ICRC and VCRC in place (idempotent; materializes first). */
 	Result<void> seal();
 	uint8_t *data() { return reinterpret_cast<uint8_t *>(this + 1); }

@@ -73,19 +73,32 @@ struct Packet {
 	ConstBytes payload; /* without the pad bytes (an empty view when by reference) */
 	Payload data;	    /* how the receiver reads the payload */
 	/*
-	 * A burst (in-host, by reference): this MIDDLE packet stands for
-	 * @burst consecutive ones, PSN up, each with payload.size() bytes,
-	 * all in @data; AckReq belongs to the last.
+	 * A burst (in-host, by reference, PacketBuf::burst): these headers
+	 * stand for @burst consecutive packets of one message, PSN up, all
+	 * in @data, @each payload bytes but the last (which has the rest).
+	 * The first has the BTH's opcode, those after it @mid_op, the last
+	 * @last_op (a SEND's FIRST, MIDDLEs and LAST travel as one); AckReq
+	 * and SE belong to the last.
 	 */
 	uint32_t burst = 1;
 	uint32_t skipped = 0; /* packets of the burst dropped from its front */
+	uint32_t each = 0;
+	uint8_t mid_op = 0, last_op = 0;
 	uint32_t psn() const { return (iba::Bth::Psn::get(bth->psn) + skipped) & 0xffffff; }
 	uint32_t last_psn() const { return (psn() + burst - 1) & 0xffffff; }
+	/* The opcode of the first packet still here, and of the last. */
+	uint8_t first_opcode() const
+	{
+		return !skipped ? bth->opcode.get() : burst == 1 ? last_op : mid_op;
+	}
+	uint8_t last_opcode() const
+	{
+		return burst == 1 && !skipped ? bth->opcode.get() : last_op;
+	}
 	/* Drop the first @k (< burst) packets of a burst: a receiver has them already. */
 	void skip(uint32_t k)
 	{
-		size_t each = data.size() / burst;
-		data = data.slice(k * each, (burst - k) * each);
+		data = data.slice(k * each, data.size() - k * each);
 		burst -= k;
 		skipped += k;
 	}
@@ -132,8 +145,15 @@ struct PacketSpec {
 	 */
 	FillFn fill = nullptr;
 	bool defer_fill = false;
-	/* Packets a by-reference MIDDLE packet stands for (Packet::burst); fill_len is each one's. */
+	/*
+	 * Packets a by-reference packet stands for (Packet::burst): fill_len
+	 * is each one's but the last's, @burst_len all of them together (0:
+	 * fill_len each); the opcodes of those after the first (mid_op) and
+	 * of the last (last_op).
+	 */
 	uint32_t burst = 1;
+	size_t burst_len = 0;
+	uint8_t mid_op = 0, last_op = 0;
 	void *fill_ctx = nullptr;
 	size_t fill_len = 0;
 

@@ -656,9 +656,13 @@ Result<void> SoftQp::transmit(PacketSpec &s)
 	if (s.defer_fill) {
 		/* IBA 9.2.4, 7.8: payload, pad to 4 bytes, ICRC (4), VCRC (2) end the packet. */
 		size_t pad = (4 - s.fill_len % 4) % 4;
-		buf->ref = Payload{ConstBytes(), s.fill, s.fill_ctx, s.fill_len * s.burst, 0};
+		buf->ref = Payload{ConstBytes(), s.fill, s.fill_ctx,
+				   s.burst_len ? s.burst_len : s.fill_len * s.burst, 0};
 		buf->ref_at = static_cast<uint32_t>(len - 6 - pad - s.fill_len);
 		buf->burst = s.burst;
+		buf->each = static_cast<uint32_t>(s.fill_len);
+		buf->mid_op = s.burst > 1 ? s.mid_op : s.opcode;
+		buf->last_op = s.burst > 1 ? s.last_op : s.opcode;
 		if (s.burst > 1)
 			PortCounters::bump(Fabric::get().burst_packets, s.burst);
 	}
@@ -698,6 +702,9 @@ void SoftQp::engine()
 			p.data = pkt->ref;
 			p.payload = ConstBytes(); /* not there: readers use p.data */
 			p.burst = pkt->burst;
+			p.each = pkt->each;
+			p.mid_op = pkt->mid_op;
+			p.last_op = pkt->last_op;
 		}
 		if (type == QpType::Rc || type == QpType::Uc) {
 			if (is_response(p.bth->opcode.get()))

@@ -47,15 +47,20 @@ constexpr uint32_t npackets(uint32_t len, uint32_t mtu)
 }
 
 /*
- * In-host bursts: the MIDDLE packets from @i on, up to the next one that
- * asks for an ACK (every 64th), travel as one by-reference burst
- * (PacketBuf::burst); the FIRST and LAST always go alone.
+ * In-host bursts: the packets of a message from @i on, up to the next one
+ * that asks for an ACK (every 64th), travel as one by-reference burst
+ * (PacketBuf::burst).  With @ends, the FIRST and the LAST go in it too;
+ * without (a LAST or FIRST whose headers differ from a MIDDLE's, READ
+ * responses), only MIDDLE packets do.
  */
-constexpr uint32_t burst_at(uint32_t i, uint32_t n)
+constexpr uint32_t burst_at(uint32_t i, uint32_t n, bool ends = false)
 {
+	uint32_t to_ack = 64 - i % 64;
+	if (ends)
+		return to_ack < n - i ? to_ack : n - i;
 	if (i == 0 || i + 1 >= n)
 		return 1;
-	uint32_t to_ack = 64 - i % 64, to_last = n - 1 - i;
+	uint32_t to_last = n - 1 - i;
 	return to_ack < to_last ? to_ack : to_last;
 }
 

@@ -95,9 +95,11 @@ SoftQp::Sent SoftQp::send_one(SendWqe &w)
 		/* A resend starts at the first packet not acknowledged (IBA 9.7.5.2.1). */
 		uint32_t from = w.resume < n ? w.resume : 0;
 		w.resume = 0;
+		/* A plain SEND's FIRST, MIDDLE and LAST headers are alike: one burst (IBA 9.2.1). */
+		const bool ends = op == WrOpcode::Send;
 		for (uint32_t i = from, k; i < n && r; i += k) {
 			uint32_t off = i * mtu;
-			k = burst_at(i, n);
+			k = burst_at(i, n, ends);
 			if (cur_->budget < k) {
 				w.resume = i;
 				return Sent::Later;
@@ -105,8 +107,10 @@ SoftQp::Sent SoftQp::send_one(SendWqe &w)
 			cur_->budget -= k;
 			s.burst = k;
 			s.opcode = iba::opcode(tr, data_opcode(op, i, n));
+			s.mid_op = iba::opcode(tr, data_opcode(op, 1, 3));
+			s.last_op = iba::opcode(tr, data_opcode(op, i + k - 1, n));
 			s.psn = (w.first_psn + i) & psn_mask;
-			bool last = i + 1 == n;
+			bool last = i + k == n;
 			/* IBA 9.7.2: ask for an ACK at message end and now and then. */
 			s.ackreq = type == QpType::Rc && (last || ((i + k - 1) % 64) == 63);
 			s.se = last && (w.wr.send_flags & verbs::send_flag::solicited);
@@ -119,6 +123,7 @@ SoftQp::Sent SoftQp::send_one(SendWqe &w)
 			s.fill = sg_fill;
 			s.fill_ctx = &g;
 			s.fill_len = min(mtu, w.length - min(off, w.length));
+			s.burst_len = min(size_t(k) * mtu, size_t(w.length - min(off, w.length)));
 			r = transmit(s);
 			/* Out of atomic memory inline: the work item resumes here, and may sleep. */
 			if (!r && r.error().code() == err::ENOMEM && gfp() == Gfp::Atomic) {

@@ -67,7 +67,9 @@ void SoftQp::count_out_of_buffer()
 
 bool SoftQp::resp_send(const Packet &p)
 {
-	const bool first = p.op->first, last = p.op->last;
+	/* A burst may hold the message's FIRST and LAST (burst_at). */
+	const bool first = iba::opcode_info(p.first_opcode()).first;
+	const bool last = iba::opcode_info(p.last_opcode()).last;
 	if (first) {
 		if (in_send_ || !take_recv(cur_recv_)) {
 			if (in_send_) { /* IBA 9.7.5.2.4: FIRST in the middle of a message */
@@ -226,7 +228,7 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 			    : i == 0 ? ReadResponseFirst
 			    : i + 1 == n ? ReadResponseLast
 					 : ReadResponseMiddle;
-		s.opcode = iba::opcode(iba::Transport::Rc, o);
+		s.opcode = s.mid_op = s.last_op = iba::opcode(iba::Transport::Rc, o);
 		s.psn = (psn + i) & psn_mask;
 		MrFill f{mr.get(), va + off};
 		s.fill = mr_fill;
@@ -316,7 +318,7 @@ void SoftQp::responder(Packet &p)
 	if (type == QpType::Uc) {
 		/* IBA 9.8.3: a gap drops the message in progress; a FIRST/ONLY restarts. */
 		if (d != 0) {
-			if (!p.op->first)
+			if (!iba::opcode_info(p.first_opcode()).first)
 				return;
 			in_send_ = in_write_ = false;
 			write_mr_.reset();

@@ -88,6 +88,7 @@ WcStatus SoftQp::ud_send_lso(SendWqe &w)
 		ud_spec(w, s);
 		s.se = false;
 		s.burst = n - 1;
+		s.mid_op = s.last_op = s.opcode;
 		next_psn_ = (next_psn_ + s.burst - 1) & psn_mask;
 		s.fill = lso::fill_burst;
 		s.fill_ctx = &b;
@@ -145,9 +146,8 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 			return;
 		}
 	}
-	const size_t each = p.data.size() / p.burst;
 	for (uint32_t k = 0; k < p.burst; k++)
-		if (!ud_place(p, p.burst > 1 ? p.data.slice(k * each, each) : p.data, pkey_index, *in))
+		if (!ud_place(p, p.burst > 1 ? p.data.slice(size_t(k) * p.each, p.each) : p.data, pkey_index, *in))
 			return;
 }
 

@@ -112,6 +112,57 @@ void observed_packets_are_materialized(Test &t)
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, dst.p, len), 0);
 }
 
+uint64_t burst_packets()
+{
+	return __atomic_load_n(&hca::Fabric::get().burst_packets, __ATOMIC_RELAXED);
+}
+
+/*
+ * A plain SEND goes as one packet step, FIRST to a short LAST (burst_at);
+ * it counts as its real packets, words included, and taken apart (a fault
+ * on the wire) its packets carry the right opcodes and lengths: the
+ * receiver parses each (PktLen, PadCnt) and takes the message whole, with
+ * nothing dropped and nothing sent again.
+ */
+void send_is_one_burst(Test &t)
+{
+	Pair c;
+	WEFT_ASSERT_OK(t, c.connect(QpType::Rc, iba::Mtu::M1024));
+	constexpr uint32_t len = 5 * 1024 + 5; /* five full packets and five bytes */
+	Buf src(len), rcv(len);
+	src.pattern(3);
+	hca::PortCounters &pc = static_cast<hca::Hca &>(*c.a.dev).port(1)->counters;
+	for (int round = 0; round < 2; round++) {
+		hca::Faults &f = static_cast<hca::Hca &>(*c.a.dev).port(1)->faults();
+		if (round == 1)
+			f.set_count(hca::FaultKind::Duplicate, 1);
+		__builtin_memset(rcv.p, 0, len);
+		hca::PortCounters &pb = static_cast<hca::Hca &>(*c.b.dev).port(1)->counters;
+		const uint64_t xmit0 = pc.xmit_packets, words0 = pc.xmit_words, burst0 = burst_packets();
+		const uint64_t mat0 = materialized(), errors0 = pb.rcv_errors;
+		WEFT_ASSERT_OK(t, post_recv(c.b, rcv.p, len));
+		WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, src.p, len, 0, 0));
+		expect_ok(t, wait_wc(c.a.cq));
+		auto wc = wait_wc(c.b.cq);
+		f.clear();
+		if (WEFT_EXPECT_OK(t, wc)) {
+			WEFT_EXPECT_EQ(t, static_cast<int>(wc.value().status), static_cast<int>(WcStatus::Success));
+			WEFT_EXPECT_EQ(t, wc.value().byte_len, len);
+		}
+		WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, rcv.p, len), 0);
+		WEFT_EXPECT_EQ(t, burst_packets() - burst0, 6ull);
+		WEFT_EXPECT_EQ(t, pc.xmit_packets - xmit0, 6ull);
+		WEFT_EXPECT_EQ(t, pb.rcv_errors - errors0, 0ull);
+		if (round == 0) {
+			/* IBA 7.7.8: LRH 8 + BTH 12 + payload padded to 4 + ICRC 4, in words. */
+			WEFT_EXPECT_EQ(t, pc.xmit_words - words0, 5ull * (1048 / 4) + (32 / 4));
+			WEFT_EXPECT_EQ(t, materialized() - mat0, 0ull);
+		} else {
+			WEFT_EXPECT_GE(t, materialized() - mat0, 6ull);
+		}
+	}
+}
+
 /*
  * The poster may hold its own locks across post_send, and its completion
  * handler may take them: the handler must run later, from another thread,
@@ -244,5 +295,6 @@ void qp_fatal_on_cq_overrun(Test &t)
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_fastpath, WEFT_CASE(one_copy_in_host), WEFT_CASE(observed_packets_are_materialized),
+		WEFT_CASE(send_is_one_burst),
 		WEFT_CASE(handlers_never_run_inside_post), WEFT_CASE(acks_taken_inside_post),
 		WEFT_CASE(qp_fatal_on_cq_overrun));
