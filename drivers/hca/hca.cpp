@@ -5,6 +5,7 @@
 #include "crc.h"
 #include "lso.h"
 #include "hca.h"
+#include "hca_module.h"
 #include "pma.h"
 #include "qp.h"
 #include "sma.h"
@@ -17,14 +18,21 @@ const Logger log("weft_hca");
 
 constexpr uint32_t hca_max_qp = 1024;
 
-/* HCAs made so far: each one's completion vectors start on the next CPU. */
+/*
+ * HCAs made so far: each one's completion vectors start on the next CPU,
+ * so that two in-host HCAs talking to each other interrupt different
+ * CPUs, as two hosts would.  Or all on the CPU the administrator chose
+ * (comp_vector_cpu), as one pins a real HCA's interrupts away from the
+ * CPUs running the application.
+ */
 uint32_t hcas_made;
 
 verbs::DeviceAttr hca_attr()
 {
 	verbs::DeviceAttr a;
 	a.num_comp_vectors = weft_online_cpus();
-	a.comp_vector_base = __atomic_fetch_add(&hcas_made, 1, __ATOMIC_RELAXED);
+	const uint32_t nth = __atomic_fetch_add(&hcas_made, 1, __ATOMIC_RELAXED);
+	a.comp_vector_base = weft_hca_comp_vector_cpu >= 0 ? uint32_t(weft_hca_comp_vector_cpu) : nth;
 	a.vendor_id = 0x0051ef;
 	a.vendor_part_id = 0x4341;
 	a.hw_ver = 1;

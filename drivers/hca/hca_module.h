@@ -17,6 +17,11 @@ void weft_hca_capture_exit(void);
 /* Module parameters the PMA reads (pma_redirect.cpp): redirection on, and MADs served there. */
 extern bool weft_hca_pma_redirect;
 extern unsigned int weft_hca_pma_redirected_served;
+/*
+ * Where every HCA's completion vector 0 is (an online CPU's index; the
+ * "IRQ affinity" of the soft vectors), or -1: each HCA one CPU further on.
+ */
+extern int weft_hca_comp_vector_cpu;
 WEFT_C_END
 
 #endif

@@ -37,10 +37,18 @@ unsigned int weft_hca_pma_redirected_served;
 module_param_named(pma_redirected_served, weft_hca_pma_redirected_served, uint, 0444);
 MODULE_PARM_DESC(pma_redirected_served, "PerfMgt MADs the HCAs' PMAs answered on their redirect QP");
 
+/* Read at each HCA's creation (hca.cpp). */
+int weft_hca_comp_vector_cpu = -1;
+module_param_named(comp_vector_cpu, weft_hca_comp_vector_cpu, int, 0444);
+MODULE_PARM_DESC(comp_vector_cpu, "online CPU of every HCA's completion vector 0, the others on the CPUs after it "
+		 "(-1: each HCA's vectors start one CPU after the previous HCA's)");
+
 static int __init weft_hca_init(void)
 {
 	int ret = 0;
 
+	if (weft_hca_comp_vector_cpu < -1 || weft_hca_comp_vector_cpu >= (int)num_online_cpus())
+		return -EINVAL;
 	weft_hca_fabric_init();
 	weft_hca_capture_init(capture_ring_kb);
 	if (hcas)

@@ -7,9 +7,10 @@
 #   $1  seconds per iperf3 run (default 10)
 #   $2  rounds (default 3)
 #   $3  extra iperf3 client arguments (e.g. "-A 0,1")
+#   $4  the CPU of both HCAs' completion vector 0 (default: weft_hca's)
 set -u
 . /weft-job/guest-lib.sh
-secs=${1:-10} rounds=${2:-3} extra=${3:-}
+secs=${1:-10} rounds=${2:-3} extra=${3:-} vector_cpu=${4:-}
 
 # mbits HOST SERVER [iperf3 args]: receiver-side Mbit/s of one TCP run.
 mbits() {
@@ -20,7 +21,8 @@ mbits() {
 		awk -F'[:,]' '/"sum_received"/ { r = 1 } r && /"bits_per_second"/ { printf "%.0f\n", $2 / 1e6; exit }'
 }
 
-weft_ipoib_hosts || { echo "IPOIB-BENCH note: no IPoIB hosts"; exit 1; }
+weft_ipoib_hosts "$vector_cpu" || { echo "IPOIB-BENCH note: no IPoIB hosts"; exit 1; }
+[ -n "$vector_cpu" ] && echo "IPOIB-BENCH note: both HCAs' completion vector 0 (NAPI) on CPU $vector_cpu"
 weft_host_add h2
 weft_host_add h3
 weft_veth h2 10.88.0.1/24 h3 10.88.0.2/24

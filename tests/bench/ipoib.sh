@@ -4,7 +4,10 @@
 # medians and the ratio to veth.  A benchmark, not a test.
 #   WEFT_BENCH_SECONDS (10) per run, WEFT_BENCH_ROUNDS (3),
 #   WEFT_BENCH_IPERF: extra iperf3 client arguments for every run ("-A 0,1" pins
-#   the client to CPU 0 and the server to CPU 1).
+#   the client to CPU 0 and the server to CPU 1),
+#   WEFT_BENCH_VECTOR_CPU: the CPU of both HCAs' completion vector 0, where
+#   both interfaces' NAPI runs (weft_hca comp_vector_cpu; default: weft0's
+#   on CPU 0, weft1's on CPU 1).
 set -eu
 cd "$(dirname "$0")/../.."
 log=build/logs/bench-ipoib.log
@@ -12,7 +15,7 @@ mkdir -p build/logs
 rm -f "$log"
 tests/harness/vm-run.sh --kernel stock --script tests/bench/ipoib-in-guest.sh --log "$log" \
 	--timeout 1800 --name bench-ipoib -- "${WEFT_BENCH_SECONDS:-10}" "${WEFT_BENCH_ROUNDS:-3}" "${WEFT_BENCH_IPERF:-}" \
-	>/dev/null
+	"${WEFT_BENCH_VECTOR_CPU:-}" >/dev/null
 tr -d '\r' <"$log" | sed -n 's/.*IPOIB-BENCH /IPOIB-BENCH /p' | awk '
 	function median(list,   a, n, i, j, t) {
 		n = split(list, a, " ")

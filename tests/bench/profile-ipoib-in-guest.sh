@@ -8,11 +8,12 @@
 #   $1  datagram | connected      $2  seconds sampled (10)
 #   $3  extra iperf3 client arguments (e.g. "-A 0,1" to pin both ends)
 #   $4  symbols listed (60; half as many per CPU)
+#   $5  the CPU of both HCAs' completion vector 0 (default: weft_hca's)
 set -u
 . /weft-job/guest-lib.sh
 mode=${1:-connected} secs=${2:-10} extra=${3:-}
 pcs=/sys/kernel/debug/weft_pcsample
-weft_ipoib_hosts || { echo "PROFILE note: no IPoIB hosts"; exit 1; }
+weft_ipoib_hosts "${5:-}" || { echo "PROFILE note: no IPoIB hosts"; exit 1; }
 weft_insmod weft_pcsample || exit 1
 weft_on h0 sh -c "echo $mode >/sys/class/net/$A/mode"
 weft_on h1 sh -c "echo $mode >/sys/class/net/$B/mode"

@@ -128,8 +128,10 @@ weft_pings() {
 # weft_ipoib_hosts: the default subnet (autoconf off) under OpenSM, weft0's
 # IPoIB interface in namespace h0 as 10.77.0.1/24 and weft1's in h1 as
 # 10.77.0.2/24, both up; sets A and B to their names.  For the benchmarks.
+# weft_ipoib_hosts [CPU]: every HCA's completion vector 0 on that CPU
+# (weft_hca comp_vector_cpu), not each HCA on the next.
 weft_ipoib_hosts() {
-	weft_load weft_hca:autoconf=0 || return 1
+	weft_load "weft_hca:autoconf=0${1:+ comp_vector_cpu=$1}" || return 1
 	weft_sm_start weft0
 	weft_wait_active weft0 weft1 || echo "weft_ipoib_hosts: ports not active"
 	A=$(weft_ib_netdev weft0) B=$(weft_ib_netdev weft1)
