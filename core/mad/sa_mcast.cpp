@@ -73,6 +73,16 @@ Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberR
 	return m;
 }
 
+bool joined(verbs::Device &dev, uint8_t port, const verbs::Gid &mgid, uint8_t join_state)
+{
+	auto g = groups->lock();
+	for (Membership &m : g->list)
+		if (m.dev == &dev && m.port == port && !m.orphan && (m.join_state & join_state) == join_state &&
+		    __builtin_memcmp(m.rec.mgid, mgid.raw, 16) == 0)
+			return true;
+	return false;
+}
+
 const iba::McMemberRecord &record(const Membership &m)
 {
 	return m.rec;

@@ -89,6 +89,30 @@ done
 echo "IPOIB-BENCH mtu veth-2044-plain 2044"
 echo "IPOIB-BENCH rtt veth $(weft_on h2 ping -c 20 -i 0.1 -q 10.88.0.2 | awk -F/ '/rtt/ { print $5 }')"
 
+# Both HCAs' completion vector 0 (so both interfaces' NAPI) on CPU 1
+# (weft_hca comp_vector_cpu=1), as one pins a real HCA's interrupts away
+# from the sending application: connected mode gains, datagram mode loses
+# (Documentation/ipoib.md, session 13).  Only when the first run had the
+# default placement and there is a CPU 1.
+if [ -z "$vector_cpu" ] && [ "$(nproc)" -ge 2 ]; then
+	weft_on h1 pkill -x iperf3
+	ip netns del h0
+	ip netns del h1
+	weft_sm_stop
+	sleep 1
+	if weft_unload && weft_ipoib_hosts 1; then
+		weft_on h1 iperf3 -s -D -p 5201
+		measure datagram-vec1
+		if set_mode connected; then
+			measure connected-vec1
+		else
+			echo "IPOIB-BENCH note connected mode refused (vectors on CPU 1)"
+		fi
+	else
+		echo "IPOIB-BENCH note: no IPoIB hosts with comp_vector_cpu=1"
+	fi
+fi
+
 weft_on h1 pkill -x iperf3
 weft_on h3 pkill -x iperf3
 weft_on h5 pkill -x iperf3

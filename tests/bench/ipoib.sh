@@ -7,7 +7,8 @@
 #   the client to CPU 0 and the server to CPU 1),
 #   WEFT_BENCH_VECTOR_CPU: the CPU of both HCAs' completion vector 0, where
 #   both interfaces' NAPI runs (weft_hca comp_vector_cpu; default: weft0's
-#   on CPU 0, weft1's on CPU 1).
+#   on CPU 0, weft1's on CPU 1, and then both modes again with both on
+#   CPU 1: the rows ending in -vec1).
 set -eu
 cd "$(dirname "$0")/../.."
 log=build/logs/bench-ipoib.log

@@ -6,6 +6,12 @@
  * IPv4 broadcast group of the default partition (RFC 4391 MGID
  * ff12:401b:ffff::ffff:ffff).  Prints one SA-RESULT line; the load fails
  * on any error.
+ *
+ * Or, with hold=<device> group=<IPv4 multicast address as a number>: a
+ * full membership of that address's IPoIB group in the default partition
+ * (RFC 4391 §4: ff12:401b:ffff::, then its low 28 bits) on the device's
+ * port 1, held until unload, as another consumer of the port (IPoIB's
+ * umcast, tests/integration/ipoib_umcast.sh).  The group must exist.
  */
 #include <weft/log.h>
 #include <weft/mad/sa.h>
@@ -13,6 +19,8 @@
 using namespace weft;
 
 extern "C" int weft_selftest_sa_run(void);
+extern "C" int weft_selftest_sa_hold(const char *dev, uint32_t group);
+extern "C" void weft_selftest_sa_release(void);
 
 namespace {
 
@@ -42,6 +50,45 @@ Result<void> run(verbs::Device &d0, verbs::Device &d1)
 }
 
 } // namespace
+
+namespace {
+
+verbs::Device *held_dev; /* a reference of ours, from leak() */
+mad::sa::Membership *held;
+
+} // namespace
+
+int weft_selftest_sa_hold(const char *dev, uint32_t group)
+{
+	Ref<verbs::Device> d = verbs::find_device(dev);
+	if (!d)
+		return -err::ENODEV;
+	iba::McMemberRecord want{};
+	const uint8_t head[6] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff};
+	__builtin_memcpy(want.mgid, head, sizeof(head));
+	const uint32_t low = group & 0x0fffffff;
+	for (int i = 0; i < 4; i++)
+		want.mgid[12 + i] = static_cast<uint8_t>(low >> (24 - 8 * i));
+	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
+	/* A join of a group that exists (the test has it made first): identity only. */
+	auto m = mad::sa::join(*d, 1, want, 0);
+	if (!m) {
+		log.info("SA-HOLD failed errno %d", m.error().code());
+		return -m.error().code();
+	}
+	held = m.value();
+	held_dev = d.leak();
+	log.info("SA-HOLD %s port 1 group 0x%08x: MLID 0x%x", dev, group, mad::sa::record(*held).mlid.get());
+	return 0;
+}
+
+void weft_selftest_sa_release(void)
+{
+	if (held)
+		mad::sa::leave(held);
+	held = nullptr;
+	Ref<verbs::Device>::adopt(exchange(held_dev, nullptr)).reset();
+}
 
 int weft_selftest_sa_run(void)
 {

@@ -3,14 +3,26 @@
 #include <linux/module.h>
 
 int weft_selftest_sa_run(void);
+int weft_selftest_sa_hold(const char *dev, u32 group);
+void weft_selftest_sa_release(void);
+
+static char *hold;
+module_param(hold, charp, 0444);
+MODULE_PARM_DESC(hold, "hold a membership on this device's port 1 instead of running the check");
+static unsigned int group;
+module_param(group, uint, 0444);
+MODULE_PARM_DESC(group, "with hold: the IPv4 multicast address (as a number) whose IPoIB group to join");
 
 static int __init weft_selftest_sa_init(void)
 {
+	if (hold)
+		return weft_selftest_sa_hold(hold, group);
 	return weft_selftest_sa_run();
 }
 
 static void __exit weft_selftest_sa_exit(void)
 {
+	weft_selftest_sa_release();
 }
 
 module_init(weft_selftest_sa_init);

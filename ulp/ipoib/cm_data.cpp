@@ -265,6 +265,11 @@ void Cm::handle_rx(const verbs::Wc &wc)
 	if (idx >= rx_.size())
 		return;
 	RxBuf &b = rx_[idx];
+	/* A completion for a slot with no buffer posted names nothing we gave the HCA. */
+	if (!b.skb) {
+		ifc_.count(ifc_.stats_.rx_errors);
+		return;
+	}
 	auto repost = [&]() {
 		if (!post_rx(idx, false))
 			ifc_.count(ifc_.stats_.rx_errors);

@@ -293,6 +293,8 @@ void Interface::sync_members()
 		if (a->multicast() && !(g == mc->bcast) && mc->n < max_members)
 			mc->gids[mc->n++] = g;
 	}, c);
+	if (load(umcast_))
+		c->n = drop_joined_elsewhere(c->gids, c->n);
 	DestList gone;
 	{
 		SpinGuardBh g(lock_);
@@ -301,6 +303,31 @@ void Interface::sync_members()
 	delete c;
 	while (Dest *d = gone.pop_front())
 		release(*d);
+}
+
+/*
+ * umcast, as in-tree IPOIB_FLAG_UMCAST: a group the stack listens to that
+ * we have not joined to listen, but another consumer of the port has
+ * (a full membership through the SA client), is left to that consumer:
+ * not joined, not attached to our QP, its traffic not taken here.
+ */
+size_t Interface::drop_joined_elsewhere(verbs::Gid *mgids, size_t n)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool ours;
+		{
+			SpinGuardBh g(lock_);
+			Dest *d = dests_.find(mgids[i]);
+			ours = d && d->member;
+		}
+		if (!ours && mad::sa::joined(dev_, port_, mgids[i], iba::join::full)) {
+			count(stats_.mcast_umcast_skipped);
+			continue;
+		}
+		mgids[kept++] = mgids[i];
+	}
+	return kept;
 }
 
 Result<Resolved> Interface::resolve(const DestTable::Claim &c)

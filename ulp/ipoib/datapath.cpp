@@ -246,6 +246,11 @@ void Interface::handle_rx(const verbs::Wc &wc)
 	if (idx >= rx_.size())
 		return;
 	RxSlot &s = rx_[idx];
+	/* A completion for a slot with no buffer posted names nothing we gave the HCA. */
+	if (!s.skb) {
+		count(stats_.rx_errors);
+		return;
+	}
 	if (wc.status != verbs::WcStatus::Success) {
 		if (wc.status != verbs::WcStatus::WrFlushErr)
 			count(stats_.rx_errors);

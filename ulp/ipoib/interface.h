@@ -115,6 +115,7 @@ private:
 	Result<void> join_broadcast();
 	Result<void> qp_ready(uint32_t qkey);
 	void sync_members();
+	size_t drop_joined_elsewhere(verbs::Gid *mgids, size_t n);
 	Result<Resolved> resolve(const DestTable::Claim &c);
 	Result<Resolved> join(const verbs::Gid &mgid, bool attach, iba::McMemberRecord *out);
 	void release(Dest &d);
@@ -149,7 +150,7 @@ private:
 	const Params params_;
 	bool child_ = false;
 	bool legacy_ = false;	    /* made by create_child */
-	bool umcast_ = false;	    /* IFLA_IPOIB_UMCAST: stored, shown (no user-space joins here) */
+	bool umcast_ = false;	    /* IFLA_IPOIB_UMCAST: leave groups another consumer joined (sync_members) */
 	bool pkey_missing_ = false; /* sync_work only */
 	weft_ipoib_netdev *parent_nd_ = nullptr;
 

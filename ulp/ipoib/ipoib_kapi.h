@@ -40,6 +40,7 @@ struct weft_ipoib_stats {
 	uint64_t dests_aged; /* forgotten after dest_idle_secs without a send */
 	uint64_t mcast_joins, mcast_failures;
 	uint64_t mcast_send_only; /* of mcast_joins, those asked as SendOnlyFullMember */
+	uint64_t mcast_umcast_skipped; /* groups listened to but left to another consumer (umcast) */
 	/* Connected mode (RFC 4755). */
 	uint64_t cm_connections;	     /* sending connections up now */
 	uint64_t cm_connects, cm_accepts; /* established: ours, the peers' */

@@ -181,7 +181,7 @@ static const struct {
 	WEFT_IPOIB_STAT(tx_errors), WEFT_IPOIB_STAT(rx_own_dropped), WEFT_IPOIB_STAT(rx_bad_header),
 	WEFT_IPOIB_STAT(tx_no_dest), WEFT_IPOIB_STAT(tx_queue_full), WEFT_IPOIB_STAT(path_queries),
 	WEFT_IPOIB_STAT(path_failures), WEFT_IPOIB_STAT(dests_aged), WEFT_IPOIB_STAT(mcast_joins), WEFT_IPOIB_STAT(mcast_failures),
-	WEFT_IPOIB_STAT(mcast_send_only),
+	WEFT_IPOIB_STAT(mcast_send_only), WEFT_IPOIB_STAT(mcast_umcast_skipped),
 	WEFT_IPOIB_STAT(cm_connections), WEFT_IPOIB_STAT(cm_connects), WEFT_IPOIB_STAT(cm_accepts),
 	WEFT_IPOIB_STAT(cm_failures), WEFT_IPOIB_STAT(cm_aged),
 	WEFT_IPOIB_STAT(cm_passive), WEFT_IPOIB_STAT(cm_passive_aged), WEFT_IPOIB_STAT(cm_tx_packets), WEFT_IPOIB_STAT(cm_rx_packets),

@@ -154,6 +154,34 @@ __attribute__((noinline)) void class_port_info(Test &t, Fixture &f)
 	WEFT_EXPECT_EQ(t, cpi.value().class_version.get(), iba::sa_class_version);
 }
 
+/* Two users of one group: one SA membership, given back at the last leave. */
+__attribute__((noinline)) void shared_membership(Test &t, Fixture &f)
+{
+	iba::McMemberRecord want{};
+	want.mgid[0] = 0xff;
+	want.mgid[1] = 0x12;
+	want.mgid[15] = 1;
+	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
+	auto m1 = sa::join(*f.d0, 1, want, 0);
+	WEFT_ASSERT_OK(t, m1);
+	auto m2 = sa::join(*f.d0, 1, want, 0);
+	WEFT_ASSERT_OK(t, m2);
+	WEFT_EXPECT_EQ(t, f.sa.joins, 1);
+	WEFT_EXPECT_TRUE(t, m1.value() == m2.value());
+	WEFT_EXPECT_EQ(t, sa::record(*m1.value()).mlid.get(), group_mlid);
+	verbs::Gid mgid;
+	__builtin_memcpy(mgid.raw, want.mgid, 16);
+	WEFT_EXPECT_TRUE(t, sa::joined(*f.d0, 1, mgid, iba::join::full));
+	WEFT_EXPECT_FALSE(t, sa::joined(*f.d0, 1, mgid, iba::join::send_only_full));
+	WEFT_EXPECT_FALSE(t, sa::joined(*f.d0, 2, mgid, iba::join::full));
+	sa::leave(m1.value());
+	WEFT_EXPECT_EQ(t, f.sa.leaves, 0);
+	WEFT_EXPECT_TRUE(t, sa::joined(*f.d0, 1, mgid, iba::join::full));
+	sa::leave(m2.value());
+	WEFT_EXPECT_EQ(t, f.sa.leaves, 1);
+	WEFT_EXPECT_FALSE(t, sa::joined(*f.d0, 1, mgid, iba::join::full));
+}
+
 void sa_queries(Test &t)
 {
 	auto fx = make_own<Fixture>(Gfp::Sleep);
@@ -191,23 +219,7 @@ void sa_queries(Test &t)
 	WEFT_EXPECT_OK(t, sa::resolve_path(*f.d0, 1, gid1.value(), 0xffff));
 	WEFT_EXPECT_EQ(t, f.sa.paths, 2);
 
-	/* Two users of one group: one SA membership, given back at the last leave. */
-	iba::McMemberRecord want{};
-	want.mgid[0] = 0xff;
-	want.mgid[1] = 0x12;
-	want.mgid[15] = 1;
-	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
-	auto m1 = sa::join(*f.d0, 1, want, 0);
-	WEFT_ASSERT_OK(t, m1);
-	auto m2 = sa::join(*f.d0, 1, want, 0);
-	WEFT_ASSERT_OK(t, m2);
-	WEFT_EXPECT_EQ(t, f.sa.joins, 1);
-	WEFT_EXPECT_TRUE(t, m1.value() == m2.value());
-	WEFT_EXPECT_EQ(t, sa::record(*m1.value()).mlid.get(), group_mlid);
-	sa::leave(m1.value());
-	WEFT_EXPECT_EQ(t, f.sa.leaves, 0);
-	sa::leave(m2.value());
-	WEFT_EXPECT_EQ(t, f.sa.leaves, 1);
+	shared_membership(t, f);
 
 	/* A table of 5 service records (880 bytes): segmented by RMPP, whole here. */
 	auto out = Array<iba::ServiceRecord>::make(Gfp::Sleep, services);

@@ -45,6 +45,12 @@ Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberR
 			  uint64_t comp_mask);
 const iba::McMemberRecord &record(const Membership &m);
 void leave(Membership *m);
+/*
+ * Whether a consumer holds a membership of @mgid on the port with every
+ * JoinState bit of @join_state (in-tree ib_sa_get_mcmember_rec's use by
+ * IPoIB's umcast: a group someone else listens to).
+ */
+bool joined(verbs::Device &dev, uint8_t port, const verbs::Gid &mgid, uint8_t join_state);
 
 /* SubnAdmGet(ClassPortInfo): what the SA supports (CapabilityMask2: iba::sa_cap2). */
 Result<iba::ClassPortInfo> class_port_info(verbs::Device &dev, uint8_t port);
