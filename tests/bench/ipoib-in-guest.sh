@@ -101,7 +101,9 @@ if [ -z "$vector_cpu" ] && [ "$(nproc)" -ge 2 ]; then
 	weft_sm_stop
 	sleep 1
 	if weft_unload && weft_ipoib_hosts 1; then
+		# pkill is not confined to a namespace: h3's veth server went too.
 		weft_on h1 iperf3 -s -D -p 5201
+		weft_on h3 iperf3 -s -D -p 5201
 		measure datagram-vec1
 		if set_mode connected; then
 			measure connected-vec1
