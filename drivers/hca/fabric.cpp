@@ -88,13 +88,18 @@ Result<void> resize_segment(PacketBuf &one, const Packet &hdr, uint32_t payload)
 	const uint32_t len = wire_len(one.ref_at, payload);
 	if (len > one.cap)
 		return Error(err::EMSGSIZE);
+	/* @hdr was parsed from the burst's bytes, which @one's begin with: same offsets. */
 	uint8_t *base = one.data();
-	auto at = [&](const void *h) { return base + (static_cast<const uint8_t *>(h) - reinterpret_cast<const uint8_t *>(hdr.lrh)); };
+	const auto *from = reinterpret_cast<const uint8_t *>(hdr.lrh);
+	auto at = [&](const void *h) { return base + (static_cast<const uint8_t *>(h) - from); };
 	__builtin_memset(base + one.ref_at + payload, 0, len - one.ref_at - payload);
 	auto *lrh = reinterpret_cast<iba::Lrh *>(at(hdr.lrh));
 	(void)iba::Lrh::PktLen::set(lrh->pktlen, static_cast<uint16_t>((len - 2) / 4));
-	if (hdr.grh)
-		reinterpret_cast<iba::Grh *>(at(hdr.grh))->paylen.set(static_cast<uint16_t>(len - (at(hdr.grh) - base) - sizeof(iba::Grh) - 2));
+	if (hdr.grh) {
+		uint8_t *grh = at(hdr.grh);
+		const size_t after = len - size_t(grh - base) - sizeof(iba::Grh) - 2;
+		reinterpret_cast<iba::Grh *>(grh)->paylen.set(static_cast<uint16_t>(after));
+	}
 	auto *bth = reinterpret_cast<iba::Bth *>(at(hdr.bth));
 	(void)iba::Bth::PadCnt::set(bth->flags, static_cast<uint8_t>((4 - payload % 4) % 4));
 	one.len = len;
