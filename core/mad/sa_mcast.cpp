@@ -36,6 +36,13 @@ alignas(GroupsLock) unsigned char groups_storage[sizeof(GroupsLock)];
 
 constexpr uint64_t identity = iba::mcr_comp::mgid | iba::mcr_comp::port_gid | iba::mcr_comp::join_state;
 
+/* @m is a live membership of @mgid on the port with every JoinState bit of @want. */
+bool covers(const Membership &m, const verbs::Device &dev, uint8_t port, const uint8_t *mgid, uint8_t want)
+{
+	return m.dev == &dev && m.port == port && !m.orphan && (m.join_state & want) == want &&
+	       __builtin_memcmp(m.rec.mgid, mgid, 16) == 0;
+}
+
 } // namespace
 
 Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberRecord &rec,
@@ -46,8 +53,7 @@ Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberR
 		return Error(err::EINVAL);
 	auto g = groups->lock();
 	for (Membership &m : g->list) {
-		if (m.dev == &dev && m.port == port && !m.orphan && (m.join_state & want) == want &&
-		    __builtin_memcmp(m.rec.mgid, rec.mgid, 16) == 0) {
+		if (covers(m, dev, port, rec.mgid, want)) {
 			m.users++;
 			return &m;
 		}
@@ -77,8 +83,7 @@ bool joined(verbs::Device &dev, uint8_t port, const verbs::Gid &mgid, uint8_t jo
 {
 	auto g = groups->lock();
 	for (Membership &m : g->list)
-		if (m.dev == &dev && m.port == port && !m.orphan && (m.join_state & join_state) == join_state &&
-		    __builtin_memcmp(m.rec.mgid, mgid.raw, 16) == 0)
+		if (covers(m, dev, port, mgid.raw, join_state))
 			return true;
 	return false;
 }

@@ -107,7 +107,7 @@ SoftQp::Sent SoftQp::send_one(SendWqe &w)
 			cur_->budget -= k;
 			s.burst = k;
 			s.opcode = iba::opcode(tr, data_opcode(op, i, n));
-			s.mid_op = iba::opcode(tr, data_opcode(op, 1, 3));
+			s.mid_op = iba::opcode(tr, data_opcode(op, 1, 3)); /* a MIDDLE's */
 			s.last_op = iba::opcode(tr, data_opcode(op, i + k - 1, n));
 			s.psn = (w.first_psn + i) & psn_mask;
 			bool last = i + k == n;

@@ -64,11 +64,11 @@ int weft_selftest_sa_hold(const char *dev, uint32_t group)
 	if (!d)
 		return -err::ENODEV;
 	iba::McMemberRecord want{};
-	const uint8_t head[6] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff};
-	__builtin_memcpy(want.mgid, head, sizeof(head));
-	const uint32_t low = group & 0x0fffffff;
-	for (int i = 0; i < 4; i++)
-		want.mgid[12 + i] = static_cast<uint8_t>(low >> (24 - 8 * i));
+	/* RFC 4391 §4: ff12, the IPv4 signature 401b, P_Key ffff, ..., the address's low 28 bits. */
+	reinterpret_cast<be16 *>(&want.mgid[0])->set(0xff12);
+	reinterpret_cast<be16 *>(&want.mgid[2])->set(0x401b);
+	reinterpret_cast<be16 *>(&want.mgid[4])->set(0xffff);
+	reinterpret_cast<be32 *>(&want.mgid[12])->set(group & 0x0fffffff);
 	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
 	/* A join of a group that exists (the test has it made first): identity only. */
 	auto m = mad::sa::join(*d, 1, want, 0);
