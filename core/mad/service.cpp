@@ -182,6 +182,7 @@ Result<void> MadService::send(Agent &a, SendReq &r)
  */
 bool MadService::end_locked(SendReq &r, int status)
 {
+	lock_.assert_held();
 	outstanding_.remove(r);
 	r.status = status;
 	if (r.sending_) {
@@ -194,6 +195,7 @@ bool MadService::end_locked(SendReq &r, int status)
 
 void MadService::arm_timer_locked()
 {
+	lock_.assert_held();
 	uint64_t first = ~0ull;
 	for (SendReq &r : outstanding_)
 		first = min(first, r.deadline_);
@@ -255,6 +257,7 @@ void MadService::tick(DelayedWork &w)
  */
 bool MadService::follow_redirect_locked(SendReq &r, const Mad &m, Mad &copy, MadAddr &to)
 {
+	lock_.assert_held();
 	constexpr uint8_t max_redirects = 3;
 	if ((m.hdr().status.get() & 0x7fff) != iba::mad_status::redirect || r.sending_ || r.redirects_ >= max_redirects)
 		return false;
@@ -329,6 +332,7 @@ uint32_t vendor_oui(const Mad &m)
 
 Agent *MadService::find_agent_locked(const Mad &m, bool &class_known)
 {
+	lock_.assert_held();
 	const iba::MadHeader &h = m.hdr();
 	const uint32_t oui = vendor_oui(m);
 	for (Agent &a : agents_) {

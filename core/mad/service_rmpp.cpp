@@ -78,6 +78,7 @@ void MadService::rmpp_pump(RmppSend &s)
 /* Off the list: no ACK or timer finds it again; the last user frees it. */
 void MadService::rmpp_finish_locked(RmppSend &s)
 {
+	rmpp_lock_.assert_held();
 	if (s.done)
 		return;
 	s.done = true;

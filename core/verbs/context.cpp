@@ -25,15 +25,23 @@ template <typename T> void drain(T *obj, Completion &drained)
 
 Qp::Qp(Device &d, Pd &p, const QpInitAttr &init, uint32_t num)
 	: dev(d), pd(p), type(init.type), qpn(num), send_cq(*init.send_cq), recv_cq(*init.recv_cq),
-	  srq(init.srq), cap(init.cap), sq_sig_all(init.sq_sig_all), port(init.port), events(init.events),
-	  modify_lock_(WEFT_LOCK_CLASS("weft_verbs_qp_modify"))
+	  srq(init.srq), cap(init.cap), sq_sig_all(init.sq_sig_all), events(init.events),
+	  port_(init.port), modify_lock_(WEFT_LOCK_CLASS("weft_verbs_qp_modify"))
 {
 }
 
 void Qp::raise(EventType t)
 {
 	if (events)
-		events->handle(Event{t, &dev, port, this, nullptr});
+		events->handle(Event{t, &dev, port(), this, nullptr});
+}
+
+constinit Atomic<ModifyHook> modify_hook;
+
+static void modify_step(Qp &qp, ModifyStep step)
+{
+	if (ModifyHook h = modify_hook.load(Order::Acquire); WEFT_UNLIKELY(h))
+		h(qp, step);
 }
 
 Context::Context(Device &d, const char *o)
@@ -171,7 +179,7 @@ Result<Mr *> Context::alloc_fast_reg_mr(Pd *pd, uint32_t max_pages)
 	if (!mr)
 		return Error(err::ENOMEM);
 	mr->pages_ = move(pages);
-	mr->valid_ = false;
+	mr->valid_.store(false, Order::Relaxed);
 	auto key = dev.insert_mr(*mr);
 	if (!key) {
 		delete mr;
@@ -185,6 +193,7 @@ Result<Mr *> Context::alloc_fast_reg_mr(Pd *pd, uint32_t max_pages)
 
 void Context::dereg_mr_locked(Mr *mr)
 {
+	lock_.assert_held();
 	mrs_.remove(*mr);
 	dev.erase_mr(*mr);
 	drain(mr, mr->drained_);
@@ -224,6 +233,7 @@ Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg
 
 void Context::destroy_cq_locked(Cq *cq)
 {
+	lock_.assert_held();
 	cqs_.remove(*cq);
 	drain(cq, cq->drained_);
 	delete cq;
@@ -269,16 +279,27 @@ Result<Qp *> Context::create_qp(Pd *pd, const QpInitAttr &init)
 	return qp;
 }
 
-/* IBA 11.2.5: the core checks the request, the driver applies it. */
+/*
+ * IBA 11.2.5: the core checks the request, the driver applies it.  The QP
+ * is held (a reference) from the lookup under the context's lock to the
+ * end, and its modify lock serialises this against other modifies and
+ * against destroy_qp(), which marks it destroyed under the same lock: a
+ * modify that loses that race gets EINVAL and never touches a freed QP.
+ */
 Result<void> Context::modify_qp(Qp *qp, const QpAttr &attr, uint32_t mask)
 {
 	{
 		MutexGuard g(lock_);
 		if (!qp || &qp->pd.ctx != this || !qp->node.linked())
 			return Error(err::EINVAL);
+		qp->get();
 	}
+	Ref<Qp> hold = Ref<Qp>::adopt(qp);
+	modify_step(*qp, ModifyStep::Found);
 	MutexGuard g(qp->modify_lock_);
-	uint8_t port = (mask & qp_attr::port) ? attr.port_num : qp->port;
+	if (qp->destroyed_)
+		return Error(err::EINVAL);
+	uint8_t port = (mask & qp_attr::port) ? attr.port_num : qp->port();
 	PortAttr pa;
 	ModifyLimits lim;
 	lim.dev = &dev.attr();
@@ -288,17 +309,28 @@ Result<void> Context::modify_qp(Qp *qp, const QpAttr &attr, uint32_t mask)
 		lim.gid_tbl_len = pa.gid_tbl_len;
 		lim.max_mtu = pa.max_mtu;
 	}
-	WEFT_TRY(check_modify(qp->type, qp->state(), attr, mask, lim));
-	WEFT_TRY(qp->modify(attr, mask));
-	if (mask & qp_attr::port)
-		qp->port = attr.port_num;
+	const QpState from = qp->state();
+	WEFT_TRY(check_modify(qp->type, from, attr, mask, lim));
+	modify_step(*qp, ModifyStep::Checked);
+	WEFT_TRY(qp->modify(attr, mask, from));
+	modify_step(*qp, ModifyStep::Applied);
 	return ok();
 }
 
+/*
+ * Destroy, two-phase: unlinked (no new lookup finds it), marked destroyed
+ * under its modify lock (a modify in progress finishes first, one still
+ * to come is refused), stopped, then freed once the last holder lets go.
+ */
 void Context::destroy_qp_locked(Qp *qp)
 {
+	lock_.assert_held();
 	qps_.remove(*qp);
-	qp->shutdown();
+	{
+		MutexGuard g(qp->modify_lock_);
+		qp->destroyed_ = true;
+		qp->shutdown();
+	}
 	drain(qp, qp->drained_);
 	qp->pd.usecnt--;
 	qp->send_cq.usecnt--;
@@ -365,6 +397,7 @@ Result<Srq *> Context::create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, Eve
 
 void Context::destroy_srq_locked(Srq *srq)
 {
+	lock_.assert_held();
 	srqs_.remove(*srq);
 	drain(srq, srq->drained_);
 	srq->pd.usecnt--;

@@ -130,6 +130,7 @@ void Cq::moderate(uint16_t count, uint16_t usecs)
  */
 bool Cq::hold_event_locked()
 {
+	lock_.assert_held();
 	if (!mod_usecs_ || !handler_)
 		return false;
 	mod_held_++;

@@ -12,8 +12,25 @@ Device::Device(NodeType t, uint8_t num_ports, const DeviceAttr &a)
 	: node_type_(t), num_ports_(num_ports), attr_(a),
 	  contexts_(WEFT_LOCK_CLASS("weft_verbs_contexts")),
 	  keys_lock_(WEFT_LOCK_CLASS("weft_verbs_keys")),
-	  handlers_(WEFT_LOCK_CLASS("weft_verbs_event_handlers"))
+	  handlers_(WEFT_LOCK_CLASS("weft_verbs_event_handlers")),
+	  node_desc_(WEFT_LOCK_CLASS("weft_verbs_node_desc"))
 {
+}
+
+void Device::node_desc(char out[65])
+{
+	node_desc_.with([&](NodeDesc &d) { __builtin_memcpy(out, d.text, sizeof(d.text)); });
+	out[64] = 0;
+}
+
+Result<void> Device::set_node_desc(const char *desc, size_t len)
+{
+	if (len > 64)
+		return Error(err::EINVAL);
+	NodeDesc fresh;
+	__builtin_memcpy(fresh.text, desc, len);
+	node_desc_.with([&](NodeDesc &d) { d = fresh; });
+	return ok();
 }
 
 Device::~Device()
@@ -61,7 +78,7 @@ Ref<Mr> Device::lookup_mr(uint32_t key, bool remote)
 	if (i == 0 || i >= keys_.size() || !keys_[i])
 		return Ref<Mr>();
 	Mr *mr = keys_[i];
-	if ((remote ? mr->rkey : mr->lkey) != key || !mr->valid_)
+	if ((remote ? mr->rkey : mr->lkey) != key || !mr->valid_.load(Order::Relaxed))
 		return Ref<Mr>();
 	return Ref<Mr>::share(mr);
 }
@@ -73,12 +90,12 @@ Result<void> Device::fast_register(Mr &mr, Pd &pd, uint32_t key, uint32_t access
 	    (access & ~access::all))
 		return Error(err::EINVAL);
 	SpinGuardBh g(keys_lock_);
-	if (mr.valid_)
+	if (mr.valid_.load(Order::Relaxed))
 		return Error(err::EINVAL); /* IBA 10.6.3.5: must be invalidated first */
 	mr.lkey = key;
 	mr.rkey = key;
 	mr.access = access;
-	__atomic_store_n(&mr.valid_, true, __ATOMIC_RELEASE);
+	mr.valid_.store(true, Order::Release);
 	return ok();
 }
 
@@ -88,9 +105,10 @@ Result<void> Device::invalidate(uint32_t key, Pd &pd)
 	SpinGuardBh g(keys_lock_);
 	size_t i = key >> 8;
 	Mr *mr = i && i < keys_.size() ? keys_[i] : nullptr;
-	if (!mr || mr->kind != MrKind::FastReg || &mr->pd != &pd || mr->lkey != key || !mr->valid_)
+	if (!mr || mr->kind != MrKind::FastReg || &mr->pd != &pd || mr->lkey != key ||
+	    !mr->valid_.load(Order::Relaxed))
 		return Error(err::EINVAL);
-	__atomic_store_n(&mr->valid_, false, __ATOMIC_RELEASE);
+	mr->valid_.store(false, Order::Release);
 	return ok();
 }
 

@@ -80,19 +80,13 @@ int query_counters(void *ctx, uint32_t port, struct weft_ib_sysfs_counters *out)
 
 void get_node_desc(void *ctx, char desc[65])
 {
-	__builtin_memcpy(desc, dev_of(ctx).node_desc, 65);
-	desc[64] = 0;
+	dev_of(ctx).node_desc(desc);
 }
 
 int set_node_desc(void *ctx, const char *desc, size_t len)
 {
-	Device &d = dev_of(ctx);
-	if (len > 64)
-		return -err::EINVAL;
-	char tmp[65] = {};
-	__builtin_memcpy(tmp, desc, len);
-	__builtin_memcpy(d.node_desc, tmp, sizeof(tmp));
-	return 0;
+	auto r = dev_of(ctx).set_node_desc(desc, len);
+	return r ? 0 : -r.error().code();
 }
 
 constexpr weft_ib_sysfs_ops ops = {

@@ -107,6 +107,7 @@ Result<Capture *> Capture::open(Port &port)
 
 void Capture::detach_locked()
 {
+	Fabric::get().capture_lock.assert_held();
 	__atomic_store_n(&port_->capture_, nullptr, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&capture_users, 1, __ATOMIC_RELAXED);
 	port_ = nullptr;

@@ -86,7 +86,8 @@ Result<Hca *> Hca::create(uint8_t ports)
 	Fabric &f = Fabric::get();
 	h->node_guid = f.next_guid();
 	h->set_guids(h->node_guid, h->node_guid);
-	format(h->node_desc, sizeof(h->node_desc), "Weft soft HCA");
+	static constexpr char desc[] = "Weft soft HCA";
+	(void)h->set_node_desc(desc, sizeof(desc) - 1);
 	/* IBA 14.2.5.3: each CA port has its own GUID. */
 	for (uint8_t i = 0; i < ports; i++) {
 		h->ports_[i].guid = f.next_guid();
@@ -199,8 +200,8 @@ void Hca::remove_qp(SoftQp &qp)
 {
 	SpinGuardBh g(qps_lock_);
 	if (qp.qpn <= 1) {
-		if (special_[qp.port - 1][qp.qpn] == &qp)
-			special_[qp.port - 1][qp.qpn] = nullptr;
+		if (special_[qp.port() - 1][qp.qpn] == &qp)
+			special_[qp.port() - 1][qp.qpn] = nullptr;
 	} else if (qp.qpn < qps_.size() && qps_[qp.qpn] == &qp) {
 		qps_[qp.qpn] = nullptr;
 	}
@@ -284,7 +285,8 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 	if (iba::Bth::DestQp::get(p.bth->dqp) == pma::redirect_qpn)
 		return pma_qp_receive(in, p);
 	Ref<SoftQp> qp = lookup_qp(iba::Bth::DestQp::get(p.bth->dqp), in.num);
-	if (!qp || (qp->port && qp->port != in.num)) {
+	/* IBA 10.3.1: a QP in Reset has no port and takes nothing; else only from its own. */
+	if (!qp || qp->port() != in.num) {
 		PortCounters::bump(in.counters.no_dest_qp);
 		return;
 	}

@@ -26,6 +26,8 @@ SoftQp::SoftQp(Hca &h, verbs::Pd &pd, const verbs::QpInitAttr &init, uint32_t nu
 	/* IBA 10.2.5: QP1 always uses the well-known GSI Q_Key. */
 	if (type == QpType::Gsi)
 		attr_.qkey = 0x80010000;
+	attr_.port_num = init.port; /* Smi/Gsi: their port from creation */
+	ea_ = attr_;
 }
 
 SoftQp::~SoftQp()
@@ -45,11 +47,10 @@ void SoftQp::run(Work &w)
 /* Take the engine if nobody runs it; else ask the runner to run again. */
 bool SoftQp::acquire()
 {
-	uint32_t s = __atomic_load_n(&run_bits_, __ATOMIC_RELAXED);
+	uint32_t s = run_bits_.load(Order::Relaxed);
 	for (;;) {
 		uint32_t next = (s & run_running) ? (s | run_again) : run_running;
-		if (__atomic_compare_exchange_n(&run_bits_, &s, next, false, __ATOMIC_SEQ_CST,
-						__ATOMIC_RELAXED))
+		if (run_bits_.compare_exchange(s, next, Order::SeqCst, Order::Relaxed))
 			return !(s & run_running);
 	}
 }
@@ -57,11 +58,10 @@ bool SoftQp::acquire()
 /* Give the engine up; false if a run was asked for meanwhile (run again, still owning it). */
 bool SoftQp::release()
 {
-	uint32_t s = __atomic_load_n(&run_bits_, __ATOMIC_RELAXED);
+	uint32_t s = run_bits_.load(Order::Relaxed);
 	for (;;) {
 		uint32_t next = (s & run_again) ? run_running : 0;
-		if (__atomic_compare_exchange_n(&run_bits_, &s, next, false, __ATOMIC_SEQ_CST,
-						__ATOMIC_RELAXED))
+		if (run_bits_.compare_exchange(s, next, Order::SeqCst, Order::Relaxed))
 			return next == 0;
 	}
 }
@@ -71,8 +71,8 @@ bool SoftQp::run_engine(RunCtx &ctx)
 	if (!acquire())
 		return false;
 	/* Pairs with shutdown(): it sets dying_, then waits for run_running to clear. */
-	if (__atomic_load_n(&dying_, __ATOMIC_SEQ_CST)) {
-		__atomic_store_n(&run_bits_, 0, __ATOMIC_RELEASE);
+	if (dying_.load(Order::SeqCst)) {
+		run_bits_.store(0, Order::Release);
 		return false;
 	}
 	do {
@@ -140,14 +140,14 @@ void SoftQp::timer_fired(DelayedWork &w)
 {
 	SoftQp *qp = container_of(&w, &SoftQp::timer_);
 	/* An RNR wait ends when its timer fires (IBA 9.7.5.2.8). */
-	__atomic_store_n(&qp->rnr_wait_, false, __ATOMIC_RELAXED);
+	qp->rnr_wait_.store(false, Order::Relaxed);
 	qp->kick();
 }
 
 void SoftQp::kick()
 {
 	SpinGuardBh g(rx_lock_);
-	if (!dying_)
+	if (!dying_.load(Order::Relaxed))
 		work_.queue(Fabric::get().engine_wq);
 }
 
@@ -169,9 +169,11 @@ void SoftQp::query(verbs::QpAttr &out) const
 	out = attr_;
 	out.state = out.cur_state = state_;
 	out.cap = cap;
-	out.sq_psn = __atomic_load_n(&next_psn_, __ATOMIC_RELAXED);
+	/* PSNs Modify QP set and the engine has not taken up yet are the current ones. */
+	const uint32_t p = ea_gen_ == attr_gen_ ? 0 : pend_;
+	out.sq_psn = (p & pend::sq_psn) ? attr_.sq_psn & psn_mask : next_psn();
 	if (type == QpType::Rc || type == QpType::Uc)
-		out.rq_psn = __atomic_load_n(&epsn_, __ATOMIC_RELAXED);
+		out.rq_psn = (p & pend::rq_psn) ? attr_.rq_psn & psn_mask : epsn();
 }
 
 /* IBA 11.4.1.1 Post Send Request: checked here, executed by the engine. */
@@ -270,15 +272,25 @@ Result<void> SoftQp::post_recv(const verbs::RecvWr &wr)
 	return ok();
 }
 
-/* IBA 10.3.1: the state change itself; attributes were validated by the core. */
-Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
+/*
+ * IBA 10.3.1: the state change itself; attributes were validated by the
+ * core against @from.  Re-checked here under lock_, where the engine's
+ * own transitions (to Err) happen: a QP that moved since is left alone.
+ */
+static bool still_valid(verbs::QpState now, verbs::QpState from, verbs::QpState next)
 {
-	using namespace verbs::qp_attr;
-	QpState next = (mask & verbs::qp_attr::state) ? a.state : state();
+	return now == from || next == QpState::Reset || next == QpState::Err;
+}
+
+Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask, QpState from)
+{
+	QpState next = (mask & verbs::qp_attr::state) ? a.state : from;
 	if (next == QpState::Reset) {
-		/* Stop the engine before its state is wiped. */
+		/* Stop the engine before the queues it walks are wiped. */
 		{
 			SpinGuardBh g(lock_);
+			if (!still_valid(state_, from, next))
+				return Error(err::EINVAL);
 			state_ = QpState::Reset;
 		}
 		timer_.cancel_sync();
@@ -287,68 +299,11 @@ Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
 	}
 	{
 		SpinGuardBh g(lock_);
-		if (mask & access_flags)
-			attr_.qp_access_flags = a.qp_access_flags;
-		if (mask & pkey_index)
-			attr_.pkey_index = a.pkey_index;
-		if (mask & port)
-			attr_.port_num = a.port_num;
-		if (mask & qkey)
-			attr_.qkey = a.qkey;
-		if (mask & av)
-			attr_.ah_attr = a.ah_attr;
-		if (mask & path_mtu)
-			attr_.path_mtu = a.path_mtu;
-		if (mask & timeout)
-			attr_.timeout = a.timeout;
-		if (mask & retry_cnt)
-			attr_.retry_cnt = a.retry_cnt;
-		if (mask & rnr_retry)
-			attr_.rnr_retry = a.rnr_retry;
-		if (mask & min_rnr_timer)
-			attr_.min_rnr_timer = a.min_rnr_timer;
-		if (mask & max_qp_rd_atomic)
-			attr_.max_rd_atomic = a.max_rd_atomic;
-		if (mask & max_dest_rd_atomic)
-			attr_.max_dest_rd_atomic = a.max_dest_rd_atomic;
-		if (mask & dest_qpn)
-			attr_.dest_qp_num = a.dest_qp_num;
-		if (mask & en_sqd_async_notify)
-			attr_.en_sqd_async_notify = a.en_sqd_async_notify;
-		if (mask & rq_psn) {
-			attr_.rq_psn = a.rq_psn;
-			epsn_ = a.rq_psn & psn_mask;
-		}
-		if (mask & sq_psn) {
-			attr_.sq_psn = a.sq_psn;
-			next_psn_ = a.sq_psn & psn_mask;
-			acked_psn_ = (next_psn_ - 1) & psn_mask;
-		}
-		if (next == QpState::Reset) {
-			sq_head_ = sq_tail_ = sq_next_ = 0;
-			rq_head_ = rq_tail_ = 0;
-			rd_atomic_out_ = 0;
-			in_send_ = in_write_ = nak_sent_ = rnr_wait_ = false;
-			deadline_ = timer_due_ = 0;
-			flushed_ = false;
-			last_wqe_reported_ = false;
-			comm_est_raised_ = false;
-			fatal_raised_ = false;
-			msn_ = 0;
-			history_next_ = 0;
-			for (AtomicRecord &r : history_)
-				r.valid = false;
-		}
-		if (next == QpState::Rts && state_ != QpState::Rts) {
-			retries_left_ = attr_.retry_cnt;
-			rnr_left_ = attr_.rnr_retry;
-		}
-		if (next == QpState::Err && state_ != QpState::Err)
-			flushed_ = false;
-		state_ = next;
+		if (!still_valid(state_, from, next))
+			return Error(err::EINVAL);
+		apply_locked(a, mask, next);
 	}
 	if (next == QpState::Reset) {
-		write_mr_.reset();
 		SpinGuardBh g(rx_lock_);
 		while (PacketBuf *b = rxq_.pop_front())
 			delete b;
@@ -357,9 +312,121 @@ Result<void> SoftQp::modify(const verbs::QpAttr &a, uint32_t mask)
 	return ok();
 }
 
+/* Record a Modify QP: attributes, the engine state it resets, the new state (in that order). */
+void SoftQp::apply_locked(const verbs::QpAttr &a, uint32_t mask, QpState next)
+{
+	using namespace verbs::qp_attr;
+	lock_.assert_held();
+	if (mask & access_flags)
+		attr_.qp_access_flags = a.qp_access_flags;
+	if (mask & pkey_index)
+		attr_.pkey_index = a.pkey_index;
+	if (mask & qkey)
+		attr_.qkey = a.qkey;
+	if (mask & av)
+		attr_.ah_attr = a.ah_attr;
+	if (mask & path_mtu)
+		attr_.path_mtu = a.path_mtu;
+	if (mask & timeout)
+		attr_.timeout = a.timeout;
+	if (mask & retry_cnt)
+		attr_.retry_cnt = a.retry_cnt;
+	if (mask & rnr_retry)
+		attr_.rnr_retry = a.rnr_retry;
+	if (mask & min_rnr_timer)
+		attr_.min_rnr_timer = a.min_rnr_timer;
+	if (mask & max_qp_rd_atomic)
+		attr_.max_rd_atomic = a.max_rd_atomic;
+	if (mask & max_dest_rd_atomic)
+		attr_.max_dest_rd_atomic = a.max_dest_rd_atomic;
+	if (mask & dest_qpn)
+		attr_.dest_qp_num = a.dest_qp_num;
+	if (mask & en_sqd_async_notify)
+		attr_.en_sqd_async_notify = a.en_sqd_async_notify;
+	if (next == QpState::Reset) {
+		/* The queues are wiped here (the engine is idle); its own state at its next sync. */
+		sq_head_ = sq_tail_ = 0;
+		rq_head_ = rq_tail_ = 0;
+		flushed_ = false;
+		pend_ = pend::reset;
+		/* IBA 11.2.5.2: RESET->INIT binds a port again; until then the QP takes nothing. */
+		if (type != QpType::Smi && type != QpType::Gsi) {
+			attr_.port_num = 0;
+			publish_port(0);
+		}
+	}
+	if (mask & rq_psn) {
+		attr_.rq_psn = a.rq_psn;
+		pend_ |= pend::rq_psn;
+	}
+	if (mask & sq_psn) {
+		attr_.sq_psn = a.sq_psn;
+		pend_ |= pend::sq_psn;
+	}
+	if (next == QpState::Rts && state_ != QpState::Rts)
+		pend_ |= pend::retries;
+	if (next == QpState::Err && state_ != QpState::Err)
+		flushed_ = false;
+	attr_gen_++;
+	/* IBA 11.2.5.2: the port is bound before a state that receives on it is visible. */
+	if (mask & verbs::qp_attr::port) {
+		attr_.port_num = a.port_num;
+		publish_port(a.port_num);
+	}
+	state_ = next;
+}
+
+/* Engine side: what Modify QP recorded, taken up between packets (see qp.h). */
+void SoftQp::sync_locked()
+{
+	lock_.assert_held();
+	if (ea_gen_ == attr_gen_)
+		return;
+	ea_gen_ = attr_gen_;
+	ea_ = attr_;
+	uint32_t p = exchange(pend_, 0u);
+	if (p & pend::reset)
+		reset_engine();
+	if (p & pend::rq_psn)
+		set_epsn(attr_.rq_psn);
+	if (p & pend::sq_psn) {
+		set_next_psn(attr_.sq_psn);
+		acked_psn_ = (next_psn() - 1) & psn_mask;
+	}
+	if (p & pend::retries) {
+		retries_left_ = ea_.retry_cnt;
+		rnr_left_ = ea_.rnr_retry;
+	}
+}
+
+QpState SoftQp::sync()
+{
+	SpinGuardBh g(lock_);
+	sync_locked();
+	return state_;
+}
+
+/* IBA 10.3.1 Reset: the transport state of a fresh QP (the PSNs are set again on the way up). */
+void SoftQp::reset_engine()
+{
+	sq_next_ = 0;
+	rd_atomic_out_ = 0;
+	in_send_ = in_write_ = nak_sent_ = false;
+	rnr_wait_.store(false, Order::Relaxed);
+	deadline_ = timer_due_ = 0;
+	last_wqe_reported_ = false;
+	comm_est_raised_ = false;
+	fatal_raised_ = false;
+	msn_ = 0;
+	history_next_ = 0;
+	for (AtomicRecord &r : history_)
+		r.valid = false;
+	write_mr_.reset();
+}
+
 Result<void> SoftQp::attach_mcast(const verbs::Gid &mgid, uint16_t mlid)
 {
-	McastTable *t = hca.mcast(port);
+	McastTable *t = hca.mcast(port());
 	if (!t)
 		return Error(err::EINVAL); /* IBA 11.3.1: the QP must be on a port (INIT) */
 	return t->attach(*this, mgid, mlid);
@@ -367,7 +434,7 @@ Result<void> SoftQp::attach_mcast(const verbs::Gid &mgid, uint16_t mlid)
 
 Result<void> SoftQp::detach_mcast(const verbs::Gid &mgid, uint16_t mlid)
 {
-	McastTable *t = hca.mcast(port);
+	McastTable *t = hca.mcast(port());
 	return t ? t->detach(*this, mgid, mlid) : Error(err::EINVAL);
 }
 
@@ -379,7 +446,7 @@ void SoftQp::shutdown()
 		hca.mcast(p)->detach_all(*this);
 	{
 		SpinGuardBh g(rx_lock_);
-		__atomic_store_n(&dying_, true, __ATOMIC_SEQ_CST);
+		dying_.store(true, Order::SeqCst);
 	}
 	timer_.cancel_sync();
 	work_.cancel_sync();
@@ -396,14 +463,15 @@ void SoftQp::dump(const char *why)
 	Logger("weft_hca").info("QP %u %s: state %s sq head %u next %u tail %u next_psn %u "
 				"epsn %u msn %u rd_atomic_out %u retries %u rnr %u rnr_wait %d deadline %lld",
 				qpn, why, verbs::qp_state_str(state_), sq_head_, sq_next_, sq_tail_,
-				next_psn_, epsn_, msn_, rd_atomic_out_, retries_left_, rnr_left_,
-				int(rnr_wait_), static_cast<long long>(deadline_ - weft_jiffies()));
+				next_psn(), epsn(), msn_, rd_atomic_out_, retries_left_, rnr_left_,
+				int(rnr_wait_.load(Order::Relaxed)),
+				static_cast<long long>(deadline_ - weft_jiffies()));
 }
 
 /* Inline runs on other CPUs finish on their own; wait them out (process context). */
 void SoftQp::wait_idle()
 {
-	while (__atomic_load_n(&run_bits_, __ATOMIC_SEQ_CST) & run_running)
+	while (run_bits_.load(Order::SeqCst) & run_running)
 		weft_msleep(1);
 }
 
@@ -418,17 +486,16 @@ void SoftQp::enqueue(Own<PacketBuf> pkt)
 	 */
 	if (from && from->depth == 0 && pkt->by_ref()) {
 		uint32_t idle = 0;
-		if (__atomic_compare_exchange_n(&run_bits_, &idle, run_running, false,
-						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+		if (run_bits_.compare_exchange(idle, run_running, Order::SeqCst, Order::Relaxed)) {
 			{
 				SpinGuardBh g(rx_lock_);
-				if (!dying_)
+				if (!dying_.load(Order::Relaxed))
 					rxq_.push_back(*pkt.release());
 			}
 			RunCtx ctx{false, 1, from->later};
 			do {
 				cur_ = &ctx;
-				if (!__atomic_load_n(&dying_, __ATOMIC_SEQ_CST))
+				if (!dying_.load(Order::SeqCst))
 					engine();
 				cur_ = nullptr;
 			} while (!release());
@@ -449,7 +516,7 @@ void SoftQp::enqueue(Own<PacketBuf> pkt)
 		}
 		if (!one || !one->materialize()) {
 			/* No memory, or the sender's memory went away under it: a lost packet. */
-			if (Port *p = hca.port(port))
+			if (Port *p = hca.port(port()))
 				PortCounters::bump(p->counters.rcv_errors);
 			continue;
 		}
@@ -459,12 +526,12 @@ void SoftQp::enqueue(Own<PacketBuf> pkt)
 	{
 		SpinGuardBh g(rx_lock_);
 		while (PacketBuf *b = q.pop_front()) {
-			if (dying_)
+			if (dying_.load(Order::Relaxed))
 				delete b;
 			else
 				rxq_.push_back(*b);
 		}
-		if (dying_)
+		if (dying_.load(Order::Relaxed))
 			return;
 	}
 	if (!from || !from->later->add(*this))
@@ -519,7 +586,7 @@ void SoftQp::complete_send(SendWqe &w, WcStatus st)
 	wc.opcode = wc_opcode(w.wr.opcode);
 	wc.qp_num = qpn;
 	wc.byte_len = w.length;
-	wc.port_num = port;
+	wc.port_num = eport();
 	if (!send_cq.push(wc, false, can_call_handlers(), held_events()))
 		fatal();
 }
@@ -543,7 +610,7 @@ bool SoftQp::complete_recv(const RecvWqe &r, const verbs::Wc &wc_in, bool solici
 	verbs::Wc wc = wc_in;
 	wc.wr_id = r.wr_id;
 	wc.qp_num = qpn;
-	wc.port_num = port;
+	wc.port_num = eport();
 	if (recv_cq.push(wc, solicited, can_call_handlers(), held_events()))
 		return true;
 	fatal();
@@ -604,21 +671,21 @@ void SoftQp::flush()
 
 uint16_t SoftQp::pkey() const
 {
-	Port *p = hca.port(port);
-	uint16_t i = attr_.pkey_index < Port::pkey_table_len ? attr_.pkey_index : 0;
+	Port *p = hca.port(eport());
+	uint16_t i = ea_.pkey_index < Port::pkey_table_len ? ea_.pkey_index : 0;
 	return p ? __atomic_load_n(&p->pkeys[i], __ATOMIC_RELAXED) : 0xffff;
 }
 
 uint32_t SoftQp::mtu_bytes() const
 {
 	if (type == QpType::Rc || type == QpType::Uc)
-		return static_cast<uint32_t>(iba::mtu_bytes(attr_.path_mtu));
+		return static_cast<uint32_t>(iba::mtu_bytes(ea_.path_mtu));
 	return 4096; /* IBA 9.8.1: UD packets up to the port MTU */
 }
 
 void SoftQp::set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pk)
 {
-	Port *p = hca.port(port);
+	Port *p = hca.port(eport());
 	s.dlid = ah.dlid;
 	s.slid = static_cast<uint16_t>((p ? p->lid : 0) | ah.src_path_bits);
 	s.sl = ah.sl;
@@ -644,7 +711,7 @@ void SoftQp::set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pk)
  */
 Result<void> SoftQp::transmit(PacketSpec &s)
 {
-	Port *p = hca.port(port);
+	Port *p = hca.port(eport());
 	if (!p)
 		return Error(err::ENODEV);
 	s.defer_fill = s.fill && s.fill_len && cur_;
@@ -689,7 +756,7 @@ void SoftQp::engine()
 		}
 		if (!pkt)
 			break;
-		QpState st = state();
+		QpState st = sync();
 		/* IBA 10.3.1: Reset and Init QPs, and Err QPs, discard arrivals. */
 		if (st == QpState::Reset || st == QpState::Init || st == QpState::Err)
 			continue;
@@ -717,7 +784,7 @@ void SoftQp::engine()
 	}
 	if (pending_events_ && can_call_handlers())
 		raise_pending();
-	QpState st = state();
+	QpState st = sync();
 	if (st == QpState::Err) {
 		bool need;
 		{

@@ -8,7 +8,15 @@
  * (posted send WQEs).  At most one runner executes it at a time (run_bits_),
  * so transport state is touched by the engine alone and needs no lock;
  * lock_ guards only what post_send/post_recv/modify share with it (ring
- * indices, the state).  Completions are pushed with no lock held.
+ * indices, the state, the attributes as Modify QP last set them).
+ * Completions are pushed with no lock held.
+ *
+ * Modify QP never writes engine state: it records what it changed under
+ * lock_ (a new attribute generation, and the PSNs, retry counts or reset
+ * it asks for) and the engine takes it up in sync(), under the same lock
+ * it takes anyway to read the state, at the start of each packet and of
+ * each requester pass.  The engine therefore works from its own copy of
+ * the attributes (ea_), never torn by a concurrent RTS->RTS or SQD->SQD.
  *
  * Where it runs (RunCtx): in its work item, or inline in whoever gave it
  * work, so that an in-host message costs no context switch: post_send's
@@ -142,7 +150,7 @@ public:
 	Result<void> post_recv(const verbs::RecvWr &wr) override;
 	verbs::QpState state() const override;
 	void query(verbs::QpAttr &out) const override;
-	Result<void> modify(const verbs::QpAttr &attr, uint32_t mask) override;
+	Result<void> modify(const verbs::QpAttr &attr, uint32_t mask, verbs::QpState from) override;
 	void shutdown() override;
 	Result<void> attach_mcast(const verbs::Gid &mgid, uint16_t mlid) override;
 	Result<void> detach_mcast(const verbs::Gid &mgid, uint16_t mlid) override;
@@ -179,6 +187,11 @@ private:
 	verbs::CqEventBatch *held_events() const { return cur_ ? &cur_->later->events : nullptr; }
 
 	/* qp.cpp: shared pieces */
+	/* Engine side: take up what Modify QP recorded; the current state. */
+	verbs::QpState sync();
+	void sync_locked();
+	void reset_engine();
+	void apply_locked(const verbs::QpAttr &a, uint32_t mask, verbs::QpState next);
 	void to_error();
 	void flush();
 	void complete_send(SendWqe &w, verbs::WcStatus st);
@@ -199,6 +212,12 @@ private:
 	verbs::WcStatus ud_transmit(PacketSpec &s);
 	void ud_receive(const Packet &p, PacketBuf &buf);
 	bool ud_place(const Packet &p, const Payload &data, uint16_t pkey_index, Port &in);
+	uint32_t next_psn() const { return next_psn_.load(Order::Relaxed); }
+	void set_next_psn(uint32_t v) { next_psn_.store(v & psn_mask, Order::Relaxed); }
+	uint32_t epsn() const { return epsn_.load(Order::Relaxed); }
+	void set_epsn(uint32_t v) { epsn_.store(v & psn_mask, Order::Relaxed); }
+	/* The engine's port (its copy of the QP's, for one consistent run). */
+	uint8_t eport() const { return ea_.port_num; }
 	/* A message found no receive WQE (hw_counters/out_of_buffer). */
 	void count_out_of_buffer();
 
@@ -224,12 +243,18 @@ private:
 	/* Shared with post/modify: under lock_. */
 	mutable SpinLock lock_;
 	verbs::QpState state_ = verbs::QpState::Reset;
-	verbs::QpAttr attr_;
+	verbs::QpAttr attr_;	 /* as Modify QP last set them (query reads these) */
+	uint32_t attr_gen_ = 0;	 /* bumped by every Modify QP */
+	/* Engine state Modify QP asked to change, for sync() (pend:: bits). */
+	uint32_t pend_ = 0;
+	struct pend {
+		static constexpr uint32_t reset = 1, rq_psn = 2, sq_psn = 4, retries = 8;
+	};
 	Array<SendWqe> sq_;
 	Array<RecvWqe> rq_;
 	uint32_t sq_head_ = 0, sq_tail_ = 0; /* free-running; slot = index % size */
 	uint32_t rq_head_ = 0, rq_tail_ = 0;
-	bool dying_ = false;
+	Atomic<bool> dying_; /* set under rx_lock_ by shutdown(); read by runners without it */
 	bool flushed_ = false;
 
 	/* Arriving packets. */
@@ -237,16 +262,19 @@ private:
 	PacketQueue rxq_;
 
 	/* Engine-only transport state. */
+	verbs::QpAttr ea_;	/* the engine's copy of attr_, taken by sync() */
+	uint32_t ea_gen_ = 0;
 	uint32_t sq_next_ = 0;	/* next WQE to (re)transmit */
-	uint32_t next_psn_ = 0; /* requester's next new PSN */
+	Atomic<uint32_t> next_psn_; /* requester's next new PSN (query reads it) */
 	uint32_t acked_psn_ = 0; /* highest PSN acknowledged so far */
 	uint32_t rd_atomic_out_ = 0;
 	uint8_t retries_left_ = 0, rnr_left_ = 0;
 	uint64_t deadline_ = 0; /* local ACK timeout, in jiffies */
 	uint64_t timer_due_ = 0; /* when the armed timer fires, in jiffies (0: none) */
-	bool rnr_wait_ = false;
+	Atomic<bool> rnr_wait_; /* cleared by the RNR timer */
 	/* responder */
-	uint32_t epsn_ = 0, msn_ = 0;
+	Atomic<uint32_t> epsn_; /* expected PSN (query reads it) */
+	uint32_t msn_ = 0;
 	bool nak_sent_ = false;
 	bool last_wqe_reported_ = false;
 	bool comm_est_raised_ = false;
@@ -264,7 +292,7 @@ private:
 
 	/* Engine ownership: one runner; others set again for it (acquire/release). */
 	static constexpr uint32_t run_running = 1, run_again = 2;
-	uint32_t run_bits_ = 0;
+	Atomic<uint32_t> run_bits_;
 	RunCtx *cur_ = nullptr; /* the run in progress (engine-only) */
 	/* Events an inline run could not raise (bit per EventType), for the work item. */
 	uint32_t pending_events_ = 0;

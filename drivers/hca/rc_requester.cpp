@@ -59,17 +59,17 @@ SoftQp::Sent SoftQp::send_one(SendWqe &w)
 			     ? 1
 			     : npackets(w.length, mtu);
 	if (!w.started) {
-		w.first_psn = next_psn_;
-		w.last_psn = (next_psn_ + n - 1) & psn_mask;
-		next_psn_ = (next_psn_ + n) & psn_mask;
+		w.first_psn = next_psn();
+		w.last_psn = (w.first_psn + n - 1) & psn_mask;
+		set_next_psn(w.first_psn + n);
 		w.started = true;
 		if (is_read_or_atomic(op))
 			rd_atomic_out_++;
 	}
 	const iba::Transport tr = type == QpType::Uc ? iba::Transport::Uc : iba::Transport::Rc;
 	PacketSpec s;
-	set_addressing(s, attr_.ah_attr, pkey());
-	s.dqp = attr_.dest_qp_num;
+	set_addressing(s, ea_.ah_attr, pkey());
+	s.dqp = ea_.dest_qp_num;
 	SgFill g = sg_fill_of(hca, pd, w);
 	Result<void> r = ok();
 	if (is_read_or_atomic(op)) {
@@ -148,7 +148,7 @@ void SoftQp::requester()
 	if (type == QpType::Rc && sq_head_ != sq_next_ && deadline_ &&
 	    static_cast<int64_t>(weft_jiffies() - deadline_) >= 0)
 		on_timeout();
-	if (__atomic_load_n(&rnr_wait_, __ATOMIC_RELAXED) || state() == verbs::QpState::Err)
+	if (rnr_wait_.load(Order::Relaxed) || sync() == verbs::QpState::Err)
 		return;
 	for (;;) {
 		SendWqe *w;
@@ -197,7 +197,7 @@ void SoftQp::requester()
 			continue;
 		}
 		bool ra = is_read_or_atomic(w->wr.opcode);
-		uint32_t depth = attr_.max_rd_atomic ? attr_.max_rd_atomic : 1;
+		uint32_t depth = ea_.max_rd_atomic ? ea_.max_rd_atomic : 1;
 		/* IBA 9.4.4, 10.8.3.3: initiator depth and the fence. */
 		if (!w->started && ((ra && rd_atomic_out_ >= depth) ||
 				    ((w->wr.send_flags & verbs::send_flag::fence) && rd_atomic_out_)))
@@ -248,7 +248,7 @@ void SoftQp::arm_retry_timer()
 		deadline_ = 0;
 		return;
 	}
-	uint64_t us = verbs::ack_timeout_us(attr_.timeout);
+	uint64_t us = verbs::ack_timeout_us(ea_.timeout);
 	if (!us)
 		return; /* IBA 9.7.6.1.3: 0 disables the timer */
 	unsigned long ms = static_cast<unsigned long>(us / 1000) + 1;
@@ -319,14 +319,14 @@ void SoftQp::completer(Packet &p)
 		if (syn_kind(syn) != kind_ack) {
 			if (syn_kind(syn) == kind_rnr && target) {
 				/* IBA 9.7.5.2.8: wait the timer, resend; 7 retries forever. */
-				if (attr_.rnr_retry != 7 && rnr_left_-- == 0) {
+				if (ea_.rnr_retry != 7 && rnr_left_-- == 0) {
 					target->status = WcStatus::RnrRetryExcErr;
 					target->done = true;
 					to_error();
 					return;
 				}
 				go_back(psn);
-				__atomic_store_n(&rnr_wait_, true, __ATOMIC_RELAXED);
+				rnr_wait_.store(true, Order::Relaxed);
 				unsigned int ms = static_cast<unsigned int>(verbs::rnr_timer_us(syn & 0x1f) / 1000 + 1);
 				timer_due_ = weft_jiffies() + weft_msecs_to_jiffies(ms);
 				timer_.modify(ms);
@@ -349,7 +349,7 @@ void SoftQp::completer(Packet &p)
 		}
 	}
 	/* Coalesced ACKs in the middle of a long message are progress too. */
-	bool progress = psn_diff(acked_upto, acked_psn_) > 0 && psn_diff(acked_upto, next_psn_) < 0;
+	bool progress = psn_diff(acked_upto, acked_psn_) > 0 && psn_diff(acked_upto, next_psn()) < 0;
 	if (progress)
 		acked_psn_ = acked_upto;
 	for (uint32_t i = sq_head_; i != sq_next_; i++) {
@@ -399,8 +399,8 @@ void SoftQp::completer(Packet &p)
 	 * over; a duplicate ACK that acknowledges nothing new does not.
 	 */
 	if (progress) {
-		retries_left_ = attr_.retry_cnt;
-		rnr_left_ = attr_.rnr_retry;
+		retries_left_ = ea_.retry_cnt;
+		rnr_left_ = ea_.rnr_retry;
 	}
 	retire();
 	if (target && target->done && target->status != WcStatus::Success) {

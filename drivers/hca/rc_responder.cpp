@@ -44,8 +44,8 @@ void SoftQp::send_ack(uint8_t syndrome, uint32_t psn)
 	if (type != QpType::Rc)
 		return;
 	PacketSpec s;
-	set_addressing(s, attr_.ah_attr, pkey());
-	s.dqp = attr_.dest_qp_num;
+	set_addressing(s, ea_.ah_attr, pkey());
+	s.dqp = ea_.dest_qp_num;
 	s.opcode = iba::opcode(iba::Transport::Rc, Acknowledge);
 	s.psn = psn & psn_mask;
 	s.syndrome = syndrome;
@@ -56,12 +56,12 @@ void SoftQp::send_ack(uint8_t syndrome, uint32_t psn)
 /* A NAK names the PSN it refuses: the expected one (IBA 9.7.5.2). */
 void SoftQp::nak(uint8_t syndrome)
 {
-	send_ack(syndrome, epsn_);
+	send_ack(syndrome, epsn());
 }
 
 void SoftQp::count_out_of_buffer()
 {
-	if (Port *in = hca.port(port))
+	if (Port *in = hca.port(eport()))
 		PortCounters::bump(in->counters.out_of_buffer);
 }
 
@@ -78,7 +78,7 @@ bool SoftQp::resp_send(const Packet &p)
 				return false;
 			}
 			count_out_of_buffer();
-			nak(syn_rnr | (attr_.min_rnr_timer & 0x1f));
+			nak(syn_rnr | (ea_.min_rnr_timer & 0x1f));
 			return false;
 		}
 		in_send_ = true;
@@ -124,7 +124,7 @@ bool SoftQp::resp_send(const Packet &p)
 		wc.byte_len = recv_off_;
 		wc.csum = recv_csum_.finish();
 		wc.wc_flags |= verbs::wc_flag::csum;
-		wc.src_qp = attr_.dest_qp_num;
+		wc.src_qp = ea_.dest_qp_num;
 		wc.slid = p.lrh->slid.get();
 		wc.sl = iba::Lrh::Sl::get(p.lrh->sl_lnh);
 		if (p.immdt) {
@@ -147,7 +147,7 @@ bool SoftQp::resp_write(const Packet &p)
 		uint32_t len = p.reth->dmalen.get();
 		Ref<verbs::Mr> mr = hca.lookup_mr(p.reth->rkey.get(), true);
 		/* IBA 10.6.3: QP and region must both allow remote write. */
-		if (!(attr_.qp_access_flags & verbs::access::remote_write) || !mr || &mr->pd != &pd ||
+		if (!(ea_.qp_access_flags & verbs::access::remote_write) || !mr || &mr->pd != &pd ||
 		    !mr->check(va, len, verbs::access::remote_write)) {
 			nak(nak_rem_access);
 			to_error();
@@ -173,7 +173,7 @@ bool SoftQp::resp_write(const Packet &p)
 	bool imm = p.immdt != nullptr;
 	if (imm && !take_recv(r)) {
 		count_out_of_buffer();
-		nak(syn_rnr | (attr_.min_rnr_timer & 0x1f));
+		nak(syn_rnr | (ea_.min_rnr_timer & 0x1f));
 		return false;
 	}
 	if (n && !mr_place(*write_mr_, write_va_, p.data, verbs::access::remote_write)) {
@@ -193,7 +193,7 @@ bool SoftQp::resp_write(const Packet &p)
 			wc.byte_len = write_total_;
 			wc.wc_flags = verbs::wc_flag::with_imm;
 			wc.imm_data = p.immdt->imm.get();
-			wc.src_qp = attr_.dest_qp_num;
+			wc.src_qp = ea_.dest_qp_num;
 			wc.slid = p.lrh->slid.get();
 			if (!complete_recv(r, wc, iba::Bth::Se::get(p.bth->flags)))
 				return false;
@@ -208,7 +208,7 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 	uint64_t va = p.reth->va.get();
 	uint32_t len = p.reth->dmalen.get();
 	Ref<verbs::Mr> mr = hca.lookup_mr(p.reth->rkey.get(), true);
-	if (!(attr_.qp_access_flags & verbs::access::remote_read) || !mr || &mr->pd != &pd ||
+	if (!(ea_.qp_access_flags & verbs::access::remote_read) || !mr || &mr->pd != &pd ||
 	    !mr->check(va, len, verbs::access::remote_read)) {
 		nak(nak_rem_access);
 		to_error();
@@ -216,8 +216,8 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 	}
 	const uint32_t mtu = mtu_bytes(), n = npackets(len, mtu);
 	PacketSpec s;
-	set_addressing(s, attr_.ah_attr, pkey());
-	s.dqp = attr_.dest_qp_num;
+	set_addressing(s, ea_.ah_attr, pkey());
+	s.dqp = ea_.dest_qp_num;
 	s.syndrome = syn_ack;
 	s.msn = (msn_ + 1) & psn_mask;
 	for (uint32_t i = 0, k; i < n; i += k) {
@@ -237,8 +237,8 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 		if (!transmit(s))
 			break;
 	}
-	if (psn == epsn_) {
-		epsn_ = (epsn_ + n) & psn_mask;
+	if (psn == epsn()) {
+		set_epsn(psn + n);
 		msn_++;
 	}
 }
@@ -248,8 +248,8 @@ bool SoftQp::resp_atomic(const Packet &p, bool duplicate)
 {
 	uint32_t psn = iba::Bth::Psn::get(p.bth->psn);
 	PacketSpec s;
-	set_addressing(s, attr_.ah_attr, pkey());
-	s.dqp = attr_.dest_qp_num;
+	set_addressing(s, ea_.ah_attr, pkey());
+	s.dqp = ea_.dest_qp_num;
 	s.opcode = iba::opcode(iba::Transport::Rc, AtomicAcknowledge);
 	s.psn = psn;
 	s.syndrome = syn_ack;
@@ -271,7 +271,7 @@ bool SoftQp::resp_atomic(const Packet &p, bool duplicate)
 		return false;
 	}
 	auto addr = mr ? mr->map(va, 8, verbs::access::remote_atomic) : Result<uint8_t *>(Error(err::EACCES));
-	if (!(attr_.qp_access_flags & verbs::access::remote_atomic) || !addr || &mr->pd != &pd) {
+	if (!(ea_.qp_access_flags & verbs::access::remote_atomic) || !addr || &mr->pd != &pd) {
 		nak(nak_rem_access);
 		to_error();
 		return false;
@@ -287,7 +287,7 @@ bool SoftQp::resp_atomic(const Packet &p, bool duplicate)
 	}
 	AtomicRecord &h = history_[history_next_++ % history_.size()];
 	h = AtomicRecord{psn, true, orig};
-	epsn_ = (epsn_ + 1) & psn_mask;
+	set_epsn(epsn() + 1);
 	msn_++;
 	s.orig = orig;
 	s.msn = msn_ & psn_mask;
@@ -297,7 +297,7 @@ bool SoftQp::resp_atomic(const Packet &p, bool duplicate)
 
 void SoftQp::responder(Packet &p)
 {
-	Port *in = hca.port(port);
+	Port *in = hca.port(eport());
 	/* IBA 9.6.1.2 / 10.9.3: the packet's P_Key must match the QP's. */
 	if (!pkey_match(p.bth->pkey.get(), pkey())) {
 		if (in)
@@ -305,16 +305,16 @@ void SoftQp::responder(Packet &p)
 		return;
 	}
 	/* IBA 11.6.3.1: the first packet at a QP still in RTR establishes it. */
-	if (!comm_est_raised_ && state() == verbs::QpState::Rtr) {
+	if (!comm_est_raised_ && sync() == verbs::QpState::Rtr) {
 		comm_est_raised_ = true;
 		raise_event(verbs::EventType::CommEst);
 	}
 	/* A burst partly received already: only its new packets count (IBA 9.7.5.1). */
-	if (p.burst > 1 && psn_diff(p.psn(), epsn_) < 0 && psn_diff(p.last_psn(), epsn_) >= 0)
-		p.skip(static_cast<uint32_t>(psn_diff(epsn_, p.psn())));
+	if (p.burst > 1 && psn_diff(p.psn(), epsn()) < 0 && psn_diff(p.last_psn(), epsn()) >= 0)
+		p.skip(static_cast<uint32_t>(psn_diff(epsn(), p.psn())));
 	const uint32_t psn = p.psn();
 	const uint8_t op = operation(p.bth->opcode.get());
-	const int32_t d = psn_diff(psn, epsn_);
+	const int32_t d = psn_diff(psn, epsn());
 	if (type == QpType::Uc) {
 		/* IBA 9.8.3: a gap drops the message in progress; a FIRST/ONLY restarts. */
 		if (d != 0) {
@@ -322,7 +322,7 @@ void SoftQp::responder(Packet &p)
 				return;
 			in_send_ = in_write_ = false;
 			write_mr_.reset();
-			epsn_ = psn;
+			set_epsn(psn);
 		}
 	} else if (d > 0) {
 		/* IBA 9.7.5.2.1: one NAK per sequence error. */
@@ -337,7 +337,7 @@ void SoftQp::responder(Packet &p)
 		else if (op == CompareSwap || op == FetchAdd)
 			resp_atomic(p, true);
 		else if (iba::Bth::AckReq::get(p.bth->psn))
-			send_ack(syn_ack, (epsn_ - 1) & psn_mask);
+			send_ack(syn_ack, (epsn() - 1) & psn_mask);
 		return;
 	}
 	nak_sent_ = false;
@@ -367,7 +367,7 @@ void SoftQp::responder(Packet &p)
 	}
 	if (!ok)
 		return;
-	epsn_ = (epsn_ + p.burst) & psn_mask;
+	set_epsn(epsn() + p.burst);
 	if (iba::Bth::AckReq::get(p.bth->psn))
 		send_ack(syn_ack, p.last_psn());
 }

@@ -125,8 +125,10 @@ uint16_t node_description(Ctx &c)
 	if (!dev)
 		return status::invalid_value;
 	auto &nd = c.out_data<iba::NodeDescription>();
-	for (size_t i = 0; i < sizeof(nd.text) && dev->node_desc[i]; i++)
-		nd.text[i] = static_cast<uint8_t>(dev->node_desc[i]);
+	char text[65];
+	dev->node_desc(text);
+	for (size_t i = 0; i < sizeof(nd.text) && text[i]; i++)
+		nd.text[i] = static_cast<uint8_t>(text[i]);
 	return status::ok;
 }
 

@@ -67,7 +67,8 @@ Result<Switch *> Switch::create(uint8_t ports)
 	Fabric &f = Fabric::get();
 	sw->node_guid = f.next_guid();
 	sw->set_guids(sw->node_guid, sw->node_guid);
-	format(sw->node_desc, sizeof(sw->node_desc), "Weft soft switch");
+	static constexpr char desc[] = "Weft soft switch";
+	(void)sw->set_node_desc(desc, sizeof(desc) - 1);
 	for (uint8_t i = 0; i <= ports; i++)
 		mem[i].guid = sw->node_guid; /* IBA 14.2.5.6: switch ports share the GUID */
 	/* IBA 18.2.1: management port 0 is always up. */

@@ -18,17 +18,17 @@ void SoftQp::ud_spec(const SendWqe &w, PacketSpec &s)
 	s.opcode = iba::opcode(iba::Transport::Ud, imm ? iba::op::SendOnlyImm : iba::op::SendOnly);
 	s.se = w.wr.send_flags & verbs::send_flag::solicited;
 	s.imm = w.wr.imm_data;
-	Port *p = hca.port(port);
+	Port *p = hca.port(eport());
 	/* IBA 10.2.5: QP1 sends with the P_Key index of the WR. */
 	uint16_t pk = pkey();
 	if (type == QpType::Gsi && p && w.wr.ud.pkey_index < Port::pkey_table_len)
 		pk = p->pkeys[w.wr.ud.pkey_index];
 	set_addressing(s, ah.attr, pk);
 	s.dqp = w.wr.ud.remote_qpn;
-	s.psn = next_psn_;
-	next_psn_ = (next_psn_ + 1) & psn_mask;
+	s.psn = next_psn();
+	set_next_psn(s.psn + 1);
 	/* IBA 10.2.5: a Q_Key with the high bit set means "use the QP's". */
-	s.qkey = (w.wr.ud.remote_qkey & 0x80000000u) ? attr_.qkey : w.wr.ud.remote_qkey;
+	s.qkey = (w.wr.ud.remote_qkey & 0x80000000u) ? ea_.qkey : w.wr.ud.remote_qkey;
 	s.sqp = qpn;
 }
 
@@ -89,7 +89,7 @@ WcStatus SoftQp::ud_send_lso(SendWqe &w)
 		s.se = false;
 		s.burst = n - 1;
 		s.mid_op = s.last_op = s.opcode;
-		next_psn_ = (next_psn_ + s.burst - 1) & psn_mask;
+		set_next_psn(next_psn() + s.burst - 1);
 		s.fill = lso::fill_burst;
 		s.fill_ctx = &b;
 		s.fill_len = w.wr.lso.hlen + mss;
@@ -124,10 +124,10 @@ WcStatus SoftQp::ud_send_lso(SendWqe &w)
  */
 void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 {
-	Port *in = hca.port(port);
+	Port *in = hca.port(eport());
 	if (!p.deth || !in)
 		return;
-	if (type != QpType::Smi && p.deth->qkey.get() != attr_.qkey) {
+	if (type != QpType::Smi && p.deth->qkey.get() != ea_.qkey) {
 		PortCounters::bump(in->counters.bad_qkey, p.burst);
 		return;
 	}
@@ -136,7 +136,7 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 	if (type != QpType::Smi) {
 		bool found = false;
 		for (uint16_t i = 0; i < Port::pkey_table_len && !found; i++) {
-			if (pkey_match(pk, in->pkeys[i]) && (type == QpType::Gsi || i == attr_.pkey_index)) {
+			if (pkey_match(pk, in->pkeys[i]) && (type == QpType::Gsi || i == ea_.pkey_index)) {
 				pkey_index = i;
 				found = true;
 			}

@@ -71,8 +71,8 @@ struct Side {
 	}
 };
 
-inline Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_retry,
-			   uint8_t timeout = 14, uint8_t retry_cnt = 7)
+/* RESET -> INIT -> RTR towards @b's QP. */
+inline Result<void> to_rtr(Side &a, const Side &b, iba::Mtu mtu)
 {
 	QpAttr at;
 	at.state = QpState::Init;
@@ -88,10 +88,14 @@ inline Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_ret
 	at.min_rnr_timer = 1;
 	at.ah_attr.dlid = b.lid;
 	at.ah_attr.port = 1;
-	WEFT_TRY(a.ctx->modify_qp(a.qp, at,
-				  qp_attr::state | qp_attr::av | qp_attr::path_mtu | qp_attr::dest_qpn |
-					  qp_attr::rq_psn | qp_attr::max_dest_rd_atomic |
-					  qp_attr::min_rnr_timer));
+	return a.ctx->modify_qp(a.qp, at,
+				qp_attr::state | qp_attr::av | qp_attr::path_mtu | qp_attr::dest_qpn |
+					qp_attr::rq_psn | qp_attr::max_dest_rd_atomic | qp_attr::min_rnr_timer);
+}
+
+inline Result<void> rtr_to_rts(Side &a, uint8_t rnr_retry, uint8_t timeout = 14, uint8_t retry_cnt = 7)
+{
+	QpAttr at;
 	at.state = QpState::Rts;
 	at.sq_psn = 0x123;
 	at.timeout = timeout;
@@ -101,6 +105,13 @@ inline Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_ret
 	return a.ctx->modify_qp(a.qp, at,
 				qp_attr::state | qp_attr::sq_psn | qp_attr::timeout | qp_attr::retry_cnt |
 					qp_attr::rnr_retry | qp_attr::max_qp_rd_atomic);
+}
+
+inline Result<void> to_rts(Side &a, const Side &b, iba::Mtu mtu, uint8_t rnr_retry,
+			   uint8_t timeout = 14, uint8_t retry_cnt = 7)
+{
+	WEFT_TRY(to_rtr(a, b, mtu));
+	return rtr_to_rts(a, rnr_retry, timeout, retry_cnt);
 }
 
 /* Wait up to 5 s for one completion. */

@@ -22,6 +22,7 @@
 #define WEFT_VERBS_VERBS_H
 
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 #include <weft/cpu.h>
 #include <weft/list.h>
 #include <weft/lock.h>
@@ -151,7 +152,7 @@ public:
 	 */
 	Result<void> set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64_t iova,
 			       uint64_t length);
-	bool valid() const { return __atomic_load_n(&valid_, __ATOMIC_ACQUIRE); }
+	bool valid() const { return valid_.load(Order::Acquire); }
 	/*
 	 * Checked walk of [va, va+len) in contiguous runs: fn(kernel pointer,
 	 * offset, n) returns Result<void>, and its error ends the walk.  What
@@ -182,7 +183,8 @@ private:
 	Completion drained_;
 	Array<uint64_t> pages_; /* FastReg: kernel addresses of the pages */
 	uint32_t page_shift_ = 0;
-	bool valid_ = true;	/* FastReg MRs start invalid */
+	/* Read by any data path; written under the device's keys lock. FastReg MRs start invalid. */
+	Atomic<bool> valid_{true};
 };
 
 /* Completion queue (IBA 10.8.2, 11.4). */
@@ -376,6 +378,12 @@ struct QpInitAttr {
  * Queue pair: implemented by the driver.  The core validates every Modify QP
  * (IBA 10.3, 11.2.5) before calling modify(); the driver owns the state,
  * since its data path also moves a QP to Sqe or Err.
+ *
+ * Concurrency (Documentation/verbs.md, "Concurrency contract"): post_send,
+ * post_recv, query and state may run in parallel with each other and with
+ * one Modify QP; Context serialises Modify QPs of one QP and Destroy QP
+ * against them (modify_lock_), and a QP being destroyed refuses further
+ * modifies (EINVAL).
  */
 class Qp : public RefCounted<Qp> {
 public:
@@ -385,15 +393,22 @@ public:
 	const uint32_t qpn;
 	Cq &send_cq, &recv_cq;
 	Srq *const srq;
-	QpCap cap;
+	const QpCap cap;
 	const bool sq_sig_all;
-	uint8_t port;
-	EventHandler *events;
+	EventHandler *const events;
 	ListNode node;
 
 	virtual ~Qp() = default;
 	/* The last reference wakes destroy_qp(), which frees (two-phase). */
 	static void release(Qp *qp) { qp->drained_.complete(); }
+
+	/*
+	 * The port the QP is bound to (IBA 11.2.5.2 port_num; Smi/Gsi: theirs
+	 * from creation), 0 before RESET->INIT.  The driver publishes it before
+	 * the state that needs it, so any reader that sees the QP out of Reset
+	 * sees its port (packet acceptance reads it with no lock).
+	 */
+	uint8_t port() const { return port_.load(Order::Acquire); }
 
 	/* IBA 11.4.1.1: EINVAL for a malformed WR, ENOMEM when the queue is full. */
 	virtual Result<void> post_send(const SendWr &wr) = 0;
@@ -401,8 +416,14 @@ public:
 	virtual QpState state() const = 0;
 	virtual void query(QpAttr &out) const = 0;
 
-	/* Core-validated attribute change; EINVAL if the driver disagrees. */
-	virtual Result<void> modify(const QpAttr &attr, uint32_t mask) = 0;
+	/*
+	 * Core-validated attribute change, checked against state @from.  The
+	 * driver re-checks, under the lock its data path takes to change the
+	 * state, that the QP is still in @from (or that the target is Reset or
+	 * Err, reachable from every state, IBA 10.3.1): a QP its data path
+	 * moved meanwhile (to Err, say) is not moved on, EINVAL.
+	 */
+	virtual Result<void> modify(const QpAttr &attr, uint32_t mask, QpState from) = 0;
 	/*
 	 * Phase one of destroy: stop accepting work, let in-flight packets and
 	 * callbacks drain, flush nothing (destroy does not complete WRs).  After
@@ -419,12 +440,29 @@ public:
 
 protected:
 	Qp(Device &d, Pd &p, const QpInitAttr &init, uint32_t num);
+	/* Driver side: bind to @p, before publishing a state that needs it. */
+	void publish_port(uint8_t p) { port_.store(p, Order::Release); }
 
 private:
 	friend class Context;
+	Atomic<uint8_t> port_;
 	Mutex modify_lock_;
+	bool destroyed_ = false; /* under modify_lock_: destroy began, modify refused */
 	Completion drained_;
 };
+
+/*
+ * Testing seam: called (when set) at the named points of Context::modify_qp,
+ * so that a KUnit case can run the racing operation exactly there.  Never
+ * set outside tests; reading it costs one load per Modify QP.
+ */
+enum class ModifyStep : uint8_t {
+	Found,	 /* the QP looked up and held, its modify lock not yet taken */
+	Checked, /* the request validated against the current state */
+	Applied, /* the driver applied it */
+};
+using ModifyHook = void (*)(Qp &qp, ModifyStep step);
+extern Atomic<ModifyHook> modify_hook;
 
 /*
  * A resource owner on one device.  Every create/destroy verb goes through
@@ -530,8 +568,14 @@ public:
 		return Error(err::EOPNOTSUPP);
 	}
 
-	/* IBA 14.2.5.2 NodeDescription: 64 bytes, shown in sysfs, set by writes there. */
-	char node_desc[65] = {};
+	/*
+	 * IBA 14.2.5.2 NodeDescription: up to 64 bytes, shown in sysfs, set by
+	 * writes there, read by the SMA.  Copied in and out whole under a lock,
+	 * so a reader never sees half of one write and half of another.
+	 */
+	void node_desc(char out[65]);
+	/* EINVAL for more than 64 bytes; the rest of the 64 are zeroed. */
+	Result<void> set_node_desc(const char *desc, size_t len);
 
 	const char *name() const { return name_; }
 	NodeType node_type() const { return node_type_; }
@@ -592,6 +636,12 @@ private:
 	uint8_t key_variant_ = 0;
 
 	Protected<List<EventHandler, &EventHandler::node>, Mutex> handlers_;
+
+	struct NodeDesc {
+		char text[65] = {};
+	};
+	/* Taken from process context and the SMA's MAD path (softirq). */
+	Protected<NodeDesc, SpinLock, SpinGuardBh> node_desc_;
 };
 
 /*
