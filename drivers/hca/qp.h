@@ -186,7 +186,7 @@ private:
 	/* Completion events wait for the end of the outermost run (one interrupt a burst). */
 	verbs::CqEventBatch *held_events() const { return cur_ ? &cur_->later->events : nullptr; }
 
-	/* qp.cpp: shared pieces */
+	/* engine.cpp: shared pieces */
 	/* Engine side: take up what Modify QP recorded; the current state. */
 	verbs::QpState sync();
 	void sync_locked();
@@ -221,7 +221,7 @@ private:
 	/* A message found no receive WQE (hw_counters/out_of_buffer). */
 	void count_out_of_buffer();
 
-	/* rc_requester.cpp (RC and UC) */
+	/* requester.cpp (RC and UC) */
 	void requester();
 	enum class Sent : uint8_t { Done, Later, Failed };
 	Sent send_one(SendWqe &w);
@@ -231,7 +231,7 @@ private:
 	void arm_retry_timer();
 	void on_timeout();
 
-	/* rc_responder.cpp */
+	/* responder.cpp (RC and UC) */
 	void responder(Packet &p);
 	void send_ack(uint8_t syndrome, uint32_t psn);
 	void nak(uint8_t syndrome);

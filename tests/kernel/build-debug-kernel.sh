@@ -1,6 +1,11 @@
 #!/bin/bash
-# Build (or reuse) the Weft debug kernel: Debian's linux-source-6.1 with
-# x86_64_defconfig + kvm_guest.config + tests/kernel/debug.config.
+# Build (or reuse) a Weft test kernel: Debian's linux-source-6.1 with
+# x86_64_defconfig + kvm_guest.config + tests/kernel/<flavour>.config.
+#
+#   build-debug-kernel.sh          the debug kernel (KASAN, lockdep, kmemleak)
+#   build-debug-kernel.sh race     the race kernel (KCSAN, lockdep): KCSAN and
+#                                  KASAN exclude each other, so it is a second
+#                                  cached kernel (make check-race)
 #
 # The result lives outside the repository, in $WEFT_CACHE (default
 # /var/cache/weft), keyed by the source package version and the config
@@ -12,7 +17,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-frag=$here/debug.config
+flavour=${1:-debug}
+case "$flavour" in debug|race) ;; *) echo "build-debug-kernel: flavour debug|race" >&2; exit 2 ;; esac
+frag=$here/$flavour.config
 cache_root=${WEFT_CACHE:-/var/cache/weft}
 tarball=/usr/src/linux-source-6.1.tar.xz
 
@@ -23,10 +30,10 @@ srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 # The key covers what decides the kernel's contents: source version, fragment,
 # and the recipe below (this script).
 key=$( { echo "$srcver"; cat "$frag"; sed -n '/^# recipe:/,$p' "$0"; } | sha256sum | cut -c1-16)
-out=$cache_root/debug-kernel/$key
-mkdir -p "$cache_root/debug-kernel"
+out=$cache_root/$flavour-kernel/$key
+mkdir -p "$cache_root/$flavour-kernel"
 
-exec 9>"$cache_root/debug-kernel/.lock"
+exec 9>"$cache_root/$flavour-kernel/.lock"
 flock 9
 if [ -f "$out/ready" ]; then
 	log "cached: $out"
@@ -35,7 +42,7 @@ if [ -f "$out/ready" ]; then
 fi
 
 # A new kernel is due: older ones (other keys) are 2-3 GB each and unused.
-find "$cache_root/debug-kernel" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
+find "$cache_root/$flavour-kernel" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
 
 # recipe: everything below decides the build output
 rm -rf "$out.tmp"
