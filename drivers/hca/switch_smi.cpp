@@ -9,7 +9,7 @@
  * VL15Dropped; malformed packets in the arrival port's PortRcvErrors.
  */
 #include <weft/iba/smp_attrs.h>
-#include <weft/mad/smi.h>
+#include <weft/iba/dr.h>
 
 #include "crc.h"
 #include "sma.h"
@@ -102,19 +102,19 @@ void Switch::smi_receive(Port &in, Own<PacketBuf> pkt)
 void Switch::smi_dr(Port &in, Own<PacketBuf> pkt, uint8_t from)
 {
 	iba::Smp &smp = smp_of(*pkt);
-	const mad::DrStep st = mad::dr_step(smp, mad::DrNode{true, nports_}, from);
+	const iba::DrStep st = iba::dr_step(smp, iba::DrNode{true, nports_}, from);
 	switch (st.action) {
-	case mad::DrAction::Forward:
+	case iba::DrAction::Forward:
 		/* IBA 14.2.2: the directed part travels with the permissive DLID. */
 		lrh_of(*pkt).dlid.set(permissive_lid);
 		return smi_send(move(pkt), st.port);
-	case mad::DrAction::LidRoute: {
+	case iba::DrAction::LidRoute: {
 		const bool back = iba::Smp::Direction::get(smp.status);
 		const uint16_t lid = ports_[0].lid;
 		lrh_of(*pkt).slid.set(lid ? lid : permissive_lid);
 		return smi_route(move(pkt), back ? smp.dr_slid.get() : smp.dr_dlid.get());
 	}
-	case mad::DrAction::ToSma:
+	case iba::DrAction::ToSma:
 		if (from)
 			return smi_answer(in, lrh_of(*pkt), reinterpret_cast<const uint8_t *>(&smp));
 		break;

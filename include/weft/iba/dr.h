@@ -1,32 +1,58 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Directed-route SMP processing (IBA 14.2.2.2 outgoing, 14.2.2.4
- * returning).  The path is InitialPath[1..HopCount] out of the SM's node;
- * each hop records the port it came in on in ReturnPath so the response
- * can retrace it.  HopPointer says where along the path the SMP is.
+ * Directed-route SMP processing (IBA Vol 1 14.2.2: 14.2.2.2 outgoing,
+ * 14.2.2.4 returning), as the SMI of a CA port (the MAD layer) or of a
+ * switch (the soft switch's "firmware") does it.  Pure logic on the SMP,
+ * header-only, so that the HCA driver and the MAD layer share it without
+ * the driver depending on the mid-layer.
+ *
+ * The path is InitialPath[1..HopCount] out of the SM's node; each hop
+ * records the port it came in on in ReturnPath so the response can retrace
+ * it.  HopPointer says where along the path the SMP is.
  */
-#include <weft/mad/smi.h>
+#ifndef WEFT_IBA_DR_H
+#define WEFT_IBA_DR_H
 
-namespace weft::mad {
+#include <weft/iba/mad.h>
 
-namespace {
+namespace weft::iba {
 
-using iba::Smp;
+/* The node an SMP is at, as its SMI sees it. */
+struct DrNode {
+	bool is_switch;
+	uint8_t ports; /* external ports 1..ports */
+};
 
-bool valid_port(const DrNode &node, uint8_t port)
+/* What the SMI does next with a directed-route SMP. */
+enum class DrAction : uint8_t {
+	Discard,  /* a rule of IBA 14.2.2 failed: dropped (and counted), never answered */
+	Forward,  /* out of DrStep::port, directed */
+	LidRoute, /* on by LID: to DrDLID going out, to DrSLID coming back */
+	ToSma,    /* to this node's SMA: the request has arrived */
+	ToSm,     /* to this node's SM: the response is home */
+};
+
+struct DrStep {
+	DrAction action;
+	uint8_t port; /* Forward only */
+};
+
+namespace dr_detail {
+
+inline bool valid_port(const DrNode &node, uint8_t port)
 {
 	return port >= 1 && port <= node.ports;
 }
 
-DrStep forward(const DrNode &node, uint8_t port)
+inline DrStep forward(const DrNode &node, uint8_t port)
 {
 	return valid_port(node, port) ? DrStep{DrAction::Forward, port} : DrStep{DrAction::Discard, 0};
 }
 
-constexpr DrStep discard{DrAction::Discard, 0};
+inline constexpr DrStep discard{DrAction::Discard, 0};
 
 /* IBA 14.2.2.2, C14-9: the request on its way out (D = 0). */
-DrStep outgoing(Smp &smp, const DrNode &node, uint8_t in)
+inline DrStep outgoing(Smp &smp, const DrNode &node, uint8_t in)
 {
 	const uint8_t cnt = smp.hop_count.get();
 	uint8_t ptr = smp.hop_pointer.get();
@@ -70,7 +96,7 @@ DrStep outgoing(Smp &smp, const DrNode &node, uint8_t in)
 }
 
 /* IBA 14.2.2.4, C14-13: the response on its way back (D = 1). */
-DrStep returning(Smp &smp, const DrNode &node, uint8_t in)
+inline DrStep returning(Smp &smp, const DrNode &node, uint8_t in)
 {
 	const uint8_t cnt = smp.hop_count.get();
 	uint8_t ptr = smp.hop_pointer.get();
@@ -108,10 +134,16 @@ DrStep returning(Smp &smp, const DrNode &node, uint8_t in)
 	return discard;
 }
 
-} // namespace
+} // namespace dr_detail
 
-DrStep dr_step(Smp &smp, const DrNode &node, uint8_t in)
+/*
+ * One node's step for a directed-route SMP, updating its hop pointer and
+ * return path in place.  @in is the port it arrived on, or 0 when this
+ * node sends it (its SM a request, its SMA a response).
+ */
+inline DrStep dr_step(Smp &smp, const DrNode &node, uint8_t in)
 {
+	using namespace dr_detail;
 	/* IBA 14.2.1.2, C14-6: HopCount 0..63 (the paths have 64 entries). */
 	if (smp.hop_count.get() >= iba::max_dr_hops)
 		return discard;
@@ -122,7 +154,7 @@ DrStep dr_step(Smp &smp, const DrNode &node, uint8_t in)
 	return iba::Smp::Direction::get(smp.status) ? returning(smp, node, in) : outgoing(smp, node, in);
 }
 
-const char *dr_action_str(DrAction a)
+inline const char *dr_action_str(DrAction a)
 {
 	switch (a) {
 	case DrAction::Discard:
@@ -139,4 +171,6 @@ const char *dr_action_str(DrAction a)
 	return "?";
 }
 
-} // namespace weft::mad
+} // namespace weft::iba
+
+#endif
