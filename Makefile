@@ -7,6 +7,8 @@
 #   make KDIR=<tree>     build for another kernel (e.g. the debug kernel)
 #   make sparse          run sparse (C=2) over every C shim
 #   make check           the test suite: both kernels, KUnit + integration in QEMU
+#   make check-race      KUnit + concurrency-heavy integration tests under KCSAN
+#   make soak MINUTES=N  mixed traffic under cable flaps and restarts, debug kernel
 #   make run             boot a test host, load the stack, show it
 #   make bench           verbs benchmark: Weft vs memcpy vs rxe (perftest)
 #   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
@@ -43,7 +45,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check run bench bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check check-race soak run bench bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -76,6 +78,12 @@ debug-kernel:
 check:
 	@$(SRCDIR)/tests/run-all.sh
 
+check-race:
+	@$(SRCDIR)/tests/race/run.sh
+
+soak:
+	@MINUTES=$(or $(MINUTES),10) $(SRCDIR)/tests/soak/run.sh
+
 run:
 	@$(SRCDIR)/scripts/run-demo.sh
 
@@ -102,4 +110,4 @@ clean:
 	rm -rf $(SRCDIR)/build
 
 help:
-	@sed -n '3,19p' $(SRCDIR)/Makefile
+	@sed -n '3,20p' $(SRCDIR)/Makefile

@@ -27,7 +27,7 @@ guest_results() { # LOG PREFIX SCRIPT...
 	local log=$1 prefix=$2 t name line
 	shift 2
 	for t in "$@"; do
-		[ -e "$t" ] || continue
+		[ -e "$t" ] || [ "$t" = kmemleak ] || continue
 		name=$prefix/$(basename "$t" .sh)
 		[ "$name" = "$prefix/run-in-guest" ] && continue
 		line=$(tr -d '\r' <"$log" | grep -a "^WEFT-RESULT [a-z]* $name\( \|$\)" | tail -1)
@@ -126,6 +126,19 @@ if [ "$debug_ok" = 1 ]; then
 	checker tests/harness/ktap.sh "$log" $suites
 	checker tests/hca/dissect.sh "$log"
 	guest_results "$log" debug tests/debug/*.sh
+
+	# The heavy integration tests again under KASAN, lockdep and kmemleak.
+	section "debug kernel test host: heavy integration tests"
+	heavy="stream_faults cm ipoib_cm opensm unload_under_traffic remove_live"
+	log=build/logs/integration-debug.log
+	# shellcheck disable=SC2086 # test names are words
+	if tests/harness/vm-run.sh --kernel debug --script tests/integration/run-in-guest.sh \
+		--log "$log" --timeout 4500 --mem 3072 -- debug-integration $heavy; then
+		record PASS debug/integration-host "no splat"
+	else
+		record FAIL debug/integration-host "see $log"
+	fi
+	guest_results "$log" debug-integration $(printf 'tests/integration/%s.sh ' $heavy) kmemleak
 fi
 
 if [ "$stock_ok" = 1 ]; then

@@ -1,0 +1,149 @@
+#!/bin/bash
+# Integration: the HCA driver removed while everything runs at once, then
+# brought back (issue 21, "device removal under live traffic").  Four HCAs
+# under OpenSM; running together:
+#   - IPoIB connected mode, iperf3 between h0 (weft0) and h1 (weft1);
+#   - IPoIB datagram mode, a ping flood between h2 (weft2) and h3 (weft3);
+#   - the verbs client weft_selftest_ulp: checked RC traffic weft0<->weft1;
+#   - umad readers: OpenSM itself, and perfquery/saquery polling weft1.
+# Then `rmmod weft_hca`.  Every consumer must be told and let go: the
+# module goes within the bound, the IPoIB netdevs vanish from their
+# namespaces, the verbs client reports its traffic stopped with 0 errors and
+# no context is left open, iperf3/ping/perfquery end with errors instead of
+# hanging, OpenSM survives or exits.  Then the same devices come back, the
+# netdevs and the client's traffic with them, and IPoIB carries pings in
+# both modes again.  Finally: weft_umad is refused while OpenSM holds it
+# open and goes once OpenSM stops; weft_ipoib is unloaded under iperf3.
+# The splat scanner (and kmemleak on the debug kernel) judge the rest.
+set -u
+fail=0
+bad() { echo "remove_live: FAIL: $*"; fail=1; }
+param() { cat /sys/module/weft_selftest_ulp/parameters/$1; }
+pids=()
+
+wait_messages() { # at least $1 messages exchanged by the client (60 s)
+	local i
+	for i in $(seq 600); do
+		[ "$(param messages)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	bad "client traffic did not reach $1 messages (at $(param messages))"
+	return 1
+}
+# reach HOST ADDR: one answered ping within 60 s (the debug kernels are slow).
+reach() {
+	local i
+	for i in $(seq 1 30); do
+		weft_on "$1" ping -c 1 -W 2 "$2" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+# up: the four HCAs ACTIVE under OpenSM, their interfaces in h0..h3 with
+# 10.81.0.(i+1), h0/h1 in connected mode.
+up() {
+	local i n
+	weft_sm_start weft0 5
+	weft_wait_active weft0 weft1 weft2 weft3 || { bad "ports not ACTIVE under OpenSM"; return 1; }
+	for i in 0 1 2 3; do
+		n=$(weft_ib_netdev weft$i)
+		[ -n "$n" ] || { bad "no IPoIB interface for weft$i"; return 1; }
+		ip link set "$n" netns h$i || { bad "moving $n to h$i"; return 1; }
+		weft_on h$i ip addr add 10.81.0.$((i + 1))/24 dev "$n"
+		weft_on h$i ip link set "$n" up
+		IF[$i]=$n
+	done
+	for i in 0 1; do
+		weft_on h$i sh -c "echo connected >/sys/class/net/${IF[$i]}/mode" || bad "connected mode on h$i"
+	done
+	reach h0 10.81.0.2 || bad "no ping h0 -> h1 (connected)"
+	reach h2 10.81.0.4 || bad "no ping h2 -> h3 (datagram)"
+}
+# stopped PID SECONDS: the process ended within the bound (killed after it).
+stopped() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+	return 1
+}
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	weft_sm_stop 2>/dev/null
+	rmmod weft_selftest_ulp 2>/dev/null
+}
+trap cleanup EXIT
+
+declare -a IF
+for i in 0 1 2 3; do weft_host_add h$i || exit 1; done
+weft_load "weft_hca:autoconf=0 hcas=4" || exit 1
+up || exit 1
+dmesg -C
+weft_insmod weft_selftest_ulp || exit 1
+wait_messages 20
+
+# Everything at once.
+weft_on h1 iperf3 -s -D -p 5201 >/dev/null 2>&1
+sleep 0.5
+weft_on h0 iperf3 -c 10.81.0.2 -p 5201 -t 600 >/tmp/remove_live.iperf 2>&1 &
+pids+=($!)
+iperf_pid=$!
+weft_on h2 ping -f -s 1000 10.81.0.4 >/tmp/remove_live.ping 2>&1 &
+pids+=($!)
+ping_pid=$!
+(while :; do perfquery -C weft1 -P 1 >/dev/null 2>&1; saquery -C weft1 -P 1 >/dev/null 2>&1; done) &
+pids+=($!)
+poll_pid=$!
+sleep 3
+grep -q 'Connecting to host' /tmp/remove_live.iperf || bad "iperf3 did not start: $(head -3 /tmp/remove_live.iperf)"
+n=$(param messages)
+wait_messages $((n + 20))
+
+echo "remove_live: rmmod weft_hca under traffic"
+timeout 300 rmmod weft_hca || bad "rmmod weft_hca under traffic failed or hung"
+[ -z "$(ls /sys/class/infiniband 2>/dev/null)" ] || bad "devices left: $(ls /sys/class/infiniband)"
+for i in 0 1 2 3; do
+	weft_on h$i test -e "/sys/class/net/${IF[$i]}" && bad "${IF[$i]} still in h$i"
+done
+dmesg | grep -q "traffic stopped on removal.* 0 errors" ||
+	bad "the verbs client did not stop cleanly: $(dmesg | grep selftest_ulp | tail -2)"
+dmesg | grep -q "still open at removal" && bad "a context was left open at removal"
+stopped "$iperf_pid" 120 || bad "iperf3 still running 120 s after its device went"
+kill "$ping_pid" 2>/dev/null
+stopped "$ping_pid" 30 || bad "ping -f did not stop"
+kill "$poll_pid" 2>/dev/null
+stopped "$poll_pid" 60 || bad "the perfquery/saquery loop hung"
+weft_sm_stop
+weft_on h1 pkill -x iperf3 2>/dev/null
+
+echo "remove_live: the devices come back"
+n=$(param messages)
+weft_insmod weft_hca autoconf=0 hcas=4 || { bad "weft_hca reload failed"; exit 1; }
+up || bad "the fabric did not come back"
+wait_messages $((n + 20))
+reach h0 10.81.0.2 || bad "no ping h0 -> h1 after the reload"
+
+# A ULP under traffic: weft_umad is refused while OpenSM has it open.
+if rmmod weft_umad 2>/dev/null; then
+	bad "weft_umad unloaded while OpenSM held it"
+else
+	echo "remove_live: rmmod weft_umad refused while OpenSM runs (in use)"
+fi
+weft_sm_stop
+timeout 60 rmmod weft_umad || bad "weft_umad did not unload after OpenSM stopped"
+weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1
+sleep 0.5
+weft_on h0 iperf3 -c 10.81.0.2 -p 5202 -t 600 >/tmp/remove_live.iperf2 2>&1 &
+iperf_pid=$!
+pids+=($!)
+sleep 3
+timeout 300 rmmod weft_ipoib || bad "rmmod weft_ipoib under iperf3 failed or hung"
+stopped "$iperf_pid" 120 || bad "iperf3 still running after weft_ipoib went"
+weft_on h1 pkill -x iperf3 2>/dev/null
+rmmod weft_selftest_ulp || bad "rmmod weft_selftest_ulp"
+for i in 0 1 2 3; do ip netns del h$i; done
+weft_unload || fail=1
+weft_check_taint || fail=1
+exit $fail
