@@ -157,6 +157,8 @@ struct Cm {
 	List<CmPort, &CmPort::node> ports;
 	uint32_t next_local_id;
 	uint32_t live = 0; /* Ids allocated and not yet freed (atomic) */
+	uint32_t lingering = 0; /* of those, Ids whose owner is gone (atomic): DREQ retries, time-wait, the reaper */
+	uint64_t freed = 0;	/* Ids freed ever (atomic): what settle() and drain_ids() wait for */
 	Stats stats{};
 	mad::SendReq scratch; /* every send, under lock */
 
@@ -164,6 +166,7 @@ struct Cm {
 	List<Id, &Id::reap_node> reap; /* under reap_lock */
 	Work reaper;
 	WaitQueue delivered; /* an Id stopped delivering */
+	WaitQueue freed_wq;  /* an Id was freed */
 };
 
 extern Cm *cm;
@@ -189,6 +192,9 @@ void deliver(Id &id);
 void timer_fn(DelayedWork &w);
 /* Module exit: cancel every Id's timer and CommEst work, dropping their references. */
 void stop_all_timers();
+/* The owner is done with @id (destroy(), or an event that could not be queued for it). */
+void owner_gone_locked(Id &id);
+
 /* Send the Id's msg (has_msg) to its peer; counts. */
 void send_msg_locked(Id &id);
 /* Send @m to @to without keeping it (answers to strangers, DREP, REJ of a REQ). */

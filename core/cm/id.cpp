@@ -35,7 +35,7 @@ Cm::Cm() :
 			delete id;
 		}
 	}, WEFT_LOCK_CLASS("weft_cm_reaper")),
-	delivered(WEFT_LOCK_CLASS("weft_cm_delivered"))
+	delivered(WEFT_LOCK_CLASS("weft_cm_delivered")), freed_wq(WEFT_LOCK_CLASS("weft_cm_freed"))
 {
 }
 
@@ -54,8 +54,21 @@ Id::~Id()
 	{
 		MutexGuard g(cm->lock);
 		cm->all.remove(*this);
+		if (ulp_gone)
+			__atomic_fetch_sub(&cm->lingering, 1, __ATOMIC_RELEASE);
 	}
-	__atomic_fetch_sub(&cm->live, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&cm->live, 1, __ATOMIC_RELEASE);
+	/* Each Id freed is the event settle() waits for. */
+	__atomic_fetch_add(&cm->freed, 1, __ATOMIC_RELEASE);
+	cm->freed_wq.wake_all();
+}
+
+void owner_gone_locked(Id &id)
+{
+	if (id.ulp_gone)
+		return;
+	id.ulp_gone = true;
+	__atomic_fetch_add(&cm->lingering, 1, __ATOMIC_RELEASE);
 }
 
 void stop_all_timers()
@@ -356,7 +369,7 @@ void destroy(Id *id)
 		MutexGuard g(cm->lock);
 		if (id->ulp_gone)
 			return; /* a second destroy from a handler returning < 0 */
-		id->ulp_gone = true;
+		owner_gone_locked(*id);
 		abandon_locked(*id);
 		qp = exchange(id->qp, nullptr);
 		for (Id &x : cm->all)
@@ -417,7 +430,40 @@ Stats stats()
 	MutexGuard g(cm->lock);
 	Stats s = cm->stats;
 	s.ids = __atomic_load_n(&cm->live, __ATOMIC_RELAXED);
+	s.lingering = __atomic_load_n(&cm->lingering, __ATOMIC_RELAXED);
 	return s;
+}
+
+namespace {
+
+uint64_t freed_now()
+{
+	return __atomic_load_n(&cm->freed, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Sleep until @done() or until an Id is freed; false if neither happened
+ * within @quiet_ms.  Time-wait and DREQ retries end by the CM's own
+ * timers, so waiting for frees (not for a fixed time) keeps the callers
+ * independent of how fast the host is.
+ */
+template <typename Done> bool wait_progress(Done done, uint32_t quiet_ms)
+{
+	const uint64_t seen = freed_now();
+	return cm->freed_wq
+		.wait([&] { return done() || freed_now() != seen; }, Timeout::msecs(quiet_ms))
+		.ok();
+}
+
+} // namespace
+
+Result<void> settle(uint32_t quiet_ms)
+{
+	auto done = [] { return __atomic_load_n(&cm->lingering, __ATOMIC_ACQUIRE) == 0; };
+	while (!done())
+		if (!wait_progress(done, quiet_ms))
+			return Error(err::ETIMEDOUT);
+	return ok();
 }
 
 Result<void> listen(Id &id, uint64_t service_id, uint64_t mask)

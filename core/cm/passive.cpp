@@ -166,7 +166,7 @@ void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 				ev->set_pdata(req.private_data, sizeof(req.private_data));
 				fresh->get(); /* deliver() below drops ours; the owner keeps one */
 			} else {
-				id->ulp_gone = true;
+				owner_gone_locked(*id);
 				abandon_locked(*id);
 			}
 		} else {

@@ -111,7 +111,7 @@ void on_sidr_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		table_add_locked(*id);
 		Pending *ev = queue_locked(*id, EventType::SidrRequest);
 		if (!ev) {
-			id->ulp_gone = true;
+			owner_gone_locked(*id);
 			sidr_refuse_locked(*id);
 			return;
 		}

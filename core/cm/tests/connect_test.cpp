@@ -20,17 +20,9 @@ uint32_t ids_now()
 	return stats().ids;
 }
 
-/* Time-wait ends in a few ms here (PacketLifeTime 2): the Ids go back to @base. */
-bool ids_back_to(uint32_t base)
-{
-	for (int i = 0; i < 3000 && ids_now() != base; i++)
-		weft_msleep(1);
-	return ids_now() == base;
-}
-
 void establish_transfer_release(Test &t)
 {
-	uint32_t base = ids_now();
+	uint32_t base = settled_ids();
 	auto px = ready();
 	WEFT_ASSERT_OK(t, px);
 	Pair &x = *px.value();
@@ -70,7 +62,7 @@ void establish_transfer_release(Test &t)
 	WEFT_EXPECT_EQ(t, int(state(*x.active)), int(State::Idle));
 	WEFT_EXPECT_ERR(t, disconnect(*x.active), err::EINVAL);
 	px.value().reset();
-	WEFT_EXPECT_TRUE(t, ids_back_to(base));
+	WEFT_EXPECT_EQ(t, settled_ids(), base);
 }
 
 void reject_reason_and_data(Test &t)
@@ -92,7 +84,7 @@ void reject_reason_and_data(Test &t)
 
 void refused_by_handler(Test &t)
 {
-	uint32_t base = ids_now();
+	uint32_t base = settled_ids();
 	auto px = ready();
 	WEFT_ASSERT_OK(t, px);
 	Pair &x = *px.value();
@@ -101,7 +93,7 @@ void refused_by_handler(Test &t)
 	WEFT_ASSERT_TRUE(t, x.ra.wait(EventType::Rejected));
 	WEFT_EXPECT_EQ(t, x.ra.reason, iba::cm::rej::consumer);
 	px.value().reset();
-	WEFT_EXPECT_TRUE(t, ids_back_to(base));
+	WEFT_EXPECT_EQ(t, settled_ids(), base);
 }
 
 void no_listener_rejected(Test &t)

@@ -205,6 +205,21 @@ struct Pair {
 	}
 };
 
+/*
+ * Ids alive once none lingers: the ones the tests' owners hold.  A test's
+ * destroyed Ids stay in DREQ retries, time-wait and the reaper's queue
+ * after it returns, longer the slower the host, so counts are taken only
+ * after each of those was freed: settle() waits for those events, and
+ * gives up only after a quiet spell far longer than any time-wait here.
+ */
+inline constexpr uint32_t settle_quiet_ms = 60000;
+
+inline uint32_t settled_ids()
+{
+	(void)settle(settle_quiet_ms);
+	return stats().ids;
+}
+
 /* A Pair, opened: listener on weft1, Id on weft0. */
 inline Result<Own<Pair>> ready()
 {

@@ -190,11 +190,19 @@ uint32_t local_comm_id(const Id &id);
 /* CM bookkeeping, for leak checks and tests. */
 struct Stats {
 	uint32_t ids;	     /* live Ids, the ULPs' and time-wait ones */
+	uint32_t lingering;  /* of those, destroyed by their owner: DREQ retries, time-wait, not yet freed */
 	uint64_t sent, received, retransmitted;
 	uint64_t dropped;    /* malformed or unexpected CM MADs */
 	uint64_t stale_rej;  /* REJ "stale connection" sent */
 };
 Stats stats();
+/*
+ * For leak checks: wait until no Id lingers (stats().lingering is 0), so
+ * that stats().ids counts only Ids their owners hold.  Waits for events:
+ * each lingering Id freed; ETIMEDOUT only when none was freed for
+ * @quiet_ms while some are left (one is stuck).
+ */
+Result<void> settle(uint32_t quiet_ms);
 
 } // namespace weft::cm
 
