@@ -194,7 +194,14 @@ void timer_fn(DelayedWork &w);
 void stop_all_timers();
 /* The owner is done with @id (destroy(), or an event that could not be queued for it). */
 void owner_gone_locked(Id &id);
-
+/*
+ * Wait until at most @keep Ids are alive.  Each Id freed is progress; the
+ * wait ends early only when none was freed for @quiet_ms.  Returns how
+ * many are left above @keep (0: all went).  Module exit, with @keep 0.
+ */
+uint32_t drain_ids(uint32_t keep, uint32_t quiet_ms);
+/* Log every Id still allocated, and WARN: something keeps Ids the CM is about to go without. */
+void report_left_ids(uint32_t left);
 /* Send the Id's msg (has_msg) to its peer; counts. */
 void send_msg_locked(Id &id);
 /* Send @m to @to without keeping it (answers to strangers, DREP, REJ of a REQ). */

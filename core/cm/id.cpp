@@ -58,7 +58,7 @@ Id::~Id()
 			__atomic_fetch_sub(&cm->lingering, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_fetch_sub(&cm->live, 1, __ATOMIC_RELEASE);
-	/* Each Id freed is the event settle() waits for. */
+	/* Inside the reaper: drain_ids() flushes it before the CM goes. */
 	__atomic_fetch_add(&cm->freed, 1, __ATOMIC_RELEASE);
 	cm->freed_wq.wake_all();
 }
@@ -464,6 +464,30 @@ Result<void> settle(uint32_t quiet_ms)
 		if (!wait_progress(done, quiet_ms))
 			return Error(err::ETIMEDOUT);
 	return ok();
+}
+
+uint32_t drain_ids(uint32_t keep, uint32_t quiet_ms)
+{
+	auto live = [] { return __atomic_load_n(&cm->live, __ATOMIC_ACQUIRE); };
+	auto done = [&] { return live() <= keep; };
+	while (!done())
+		if (!wait_progress(done, quiet_ms))
+			break;
+	/* The last Id was freed, and woke us, from inside the reaper: let that run end. */
+	cm->reaper.flush();
+	const uint32_t n = live();
+	return n > keep ? n - keep : 0;
+}
+
+void report_left_ids(uint32_t left)
+{
+	log.err("%u ids left: not freed while the CM goes (their memory is leaked)", left);
+	MutexGuard g(cm->lock);
+	for (Id &id : cm->all)
+		log.err("cm id %08x: %s, %s, %d references%s", id.local_id, state_name(id.state),
+			id.ulp_gone ? "destroyed by its owner" : "never destroyed by its owner",
+			id.ref_count(), id.in_table ? ", in the table" : "");
+	weft_warn(__FILE__, __LINE__, "weft_cm: ids left at unload");
 }
 
 Result<void> listen(Id &id, uint64_t service_id, uint64_t mask)

@@ -200,6 +200,9 @@ public:
 	}
 };
 
+/* Module exit gives up on Ids only after this long without one freed. */
+constexpr uint32_t exit_quiet_ms = 30000;
+
 CmClient *client;
 alignas(CmClient) unsigned char client_storage[sizeof(CmClient)];
 alignas(Cm) unsigned char cm_storage[sizeof(Cm)];
@@ -233,11 +236,20 @@ void weft_cm_exit(void)
 	weft::verbs::unregister_client(*client);
 	client->~CmClient();
 	stop_all_timers();
-	/* Freeing an Id can free another (a listener a Request held): until nothing is left. */
-	for (int i = 0; i < 8 && cm->reaper.flush(); i++)
-		;
-	uint32_t left = __atomic_load_n(&cm->live, __ATOMIC_RELAXED);
-	if (left)
-		log.err("%u ids still allocated at unload", left);
+	/*
+	 * No port, timer or CommEst work is left: every Id is on its way to
+	 * the reaper, freeing an Id may free another (a listener a Request
+	 * held), and a reference still held elsewhere ends when its holder
+	 * returns.  Each Id freed is progress; only a quiet spell with Ids
+	 * left ends the wait: a ULP that never destroyed its Id (module
+	 * references keep us loaded while one is), or a stuck reference.
+	 */
+	uint32_t left = drain_ids(0, exit_quiet_ms);
+	if (left) {
+		/* Loudly, and leaked rather than freed under whoever holds them. */
+		report_left_ids(left);
+		cm->reaper.cancel_sync();
+		return;
+	}
 	cm->~Cm();
 }
