@@ -159,6 +159,7 @@ struct Cm {
 	uint32_t live = 0; /* Ids allocated and not yet freed (atomic) */
 	uint32_t lingering = 0; /* of those, Ids whose owner is gone (atomic): DREQ retries, time-wait, the reaper */
 	uint64_t freed = 0;	/* Ids freed ever (atomic): what settle() and drain_ids() wait for */
+	uint64_t comm_est = 0;	/* established() calls (atomic: its callers hold no CM lock) */
 	Stats stats{};
 	mad::SendReq scratch; /* every send, under lock */
 

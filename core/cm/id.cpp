@@ -431,6 +431,7 @@ Stats stats()
 	Stats s = cm->stats;
 	s.ids = __atomic_load_n(&cm->live, __ATOMIC_RELAXED);
 	s.lingering = __atomic_load_n(&cm->lingering, __ATOMIC_RELAXED);
+	s.comm_est = __atomic_load_n(&cm->comm_est, __ATOMIC_RELAXED);
 	return s;
 }
 

@@ -314,6 +314,7 @@ void established(Id &id)
 	 * Called from the QP's event handler, inside the HCA's engine, which
 	 * the verbs context's lock waits for: no CM lock here, a work item.
 	 */
+	__atomic_fetch_add(&cm->comm_est, 1, __ATOMIC_RELAXED);
 	id.get();
 	if (!id.comm_est.queue())
 		id.put();

@@ -22,15 +22,23 @@ template <typename T> void store(T &v, T x) { __atomic_store_n(&v, x, __ATOMIC_R
 template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 } // namespace
 
+constinit CmTestHooks cm_test_hooks;
+
 Cm::Cm(Interface &ifc, const CmParams &p)
-	: ifc_(ifc), params_(p), lock_(WEFT_LOCK_CLASS("weft_ipoib_cm")),
-	  mutex_(WEFT_LOCK_CLASS("weft_ipoib_cm_rx")), work_(work_fn, WEFT_LOCK_CLASS("weft_ipoib_cm_work"))
+	: ifc_(ifc), params_(p), events_lock_(WEFT_LOCK_CLASS("weft_ipoib_cm_events")),
+	  lock_(WEFT_LOCK_CLASS("weft_ipoib_cm")), mutex_(WEFT_LOCK_CLASS("weft_ipoib_cm_rx")),
+	  work_(work_fn, WEFT_LOCK_CLASS("weft_ipoib_cm_work"))
 {
 }
 
 uint64_t Cm::now_ms() const
 {
 	return ifc_.now_ms();
+}
+
+uint64_t Cm::service_id() const
+{
+	return cmp::service_id(ifc_.qp_->qpn);
 }
 
 static void cm_cq_event(verbs::Cq &, void *arg)
@@ -253,8 +261,12 @@ void Cm::release_tx(TxConn &c)
 void Cm::RxConn::handle(const verbs::Event &e)
 {
 	/* IBA 11.6.3.1: data before the RTU counts as the RTU; the only call allowed here. */
-	if (e.type == verbs::EventType::CommEst && id)
-		cm::established(*id);
+	if (e.type != verbs::EventType::CommEst)
+		return;
+	/* Under the lock: release_rx clears event_id before it destroys the Id. */
+	SpinGuardBh g(cm.events_lock_);
+	if (event_id)
+		cm::established(*event_id);
 }
 
 int Cm::on_request(const cm::Event &e)
@@ -272,6 +284,11 @@ int Cm::on_request(const cm::Event &e)
 	}
 	r->qp = *qp;
 	r->id = e.id;
+	{
+		/* Before accept() takes the QP to RTR, where data raises CommEst. */
+		SpinGuardBh g(events_lock_);
+		r->event_id = e.id;
+	}
 	/* The context is always a Conn * (RxConn has another base first). */
 	cm::set_handler(*e.id, *this, static_cast<Conn *>(r));
 	const cmp::PrivData pd = cmp::encode(ifc_.qp_->qpn, cmp::buf_size);
@@ -309,10 +326,25 @@ void Cm::rx_event(RxConn &c, const cm::Event &e)
 	kick();
 }
 
+/*
+ * Two phases (cm.h): the QP must outlive the Id, which moves it, yet the
+ * QP's events lead to the Id, and the HCA may deliver one it raised
+ * earlier (CommEst from its engine's work) at any time until the QP is
+ * destroyed.  So: no new work (events stop reaching the Id), drain
+ * (cm::destroy: no handler call after; destroy_qp: no QP event after),
+ * then free.
+ */
 void Cm::release_rx(RxConn &c)
 {
 	__atomic_fetch_sub(&ifc_.stats_.cm_passive, 1, __ATOMIC_RELAXED);
+	{
+		SpinGuardBh g(events_lock_);
+		c.event_id = nullptr;
+	}
 	cm::destroy(c.id);
+	c.id = nullptr;
+	if (auto hook = load(cm_test_hooks.rx_released))
+		hook(c, *c.qp, load(cm_test_hooks.arg));
 	(void)ifc_.ctx_->destroy_qp(c.qp);
 	delete &c;
 }
@@ -471,8 +503,8 @@ void Cm::reconcile()
 			break;
 	if (!listener_) {
 		auto id = cm::create_id(ifc_.dev_, *this, nullptr);
-		if (id && cm::listen(**id, cmp::service_id(ifc_.qp_->qpn)))
-			listener_ = *id;
+		if (id && cm::listen(**id, service_id()))
+			store(listener_, *id);
 		else if (id)
 			cm::destroy(*id);
 		if (!listener_)
@@ -534,7 +566,7 @@ void Cm::destroy()
 	work_.cancel_sync();
 	if (listener_)
 		cm::destroy(listener_);
-	listener_ = nullptr;
+	store(listener_, static_cast<cm::Id *>(nullptr));
 	teardown_all();
 	/* A handler that ran meanwhile may have queued it. */
 	work_.cancel_sync();

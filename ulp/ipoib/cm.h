@@ -23,17 +23,25 @@
  *
  * Locks: lock_ (BH) guards the TxConn list, their states and rings and
  * slots_.  mutex_ guards the RxConn list.  Neither is held across a CM
- * or Modify QP call; QP event handlers only call cm::established().
+ * or Modify QP call.  events_lock_ (BH) guards what a passive QP's event
+ * handler may reach (RxConn::event_id); the handler only calls
+ * cm::established() under it.
  *
  * Work: work_ (process context) reconciles the mode (listener up,
  * sending connections torn down in datagram mode, all on a flush),
- * connects Connecting peers, and releases dead connections (cm::destroy,
- * then the QP).
+ * connects Connecting peers, and releases dead connections.
+ *
+ * Releasing a passive connection has two phases, because its QP must
+ * outlive its Id (the CM moves it) while the QP's events lead to the Id:
+ * first no new work (QP events no longer reach the Id, a CommEst the HCA
+ * raised earlier and delivers late included), then drain (cm::destroy:
+ * no handler call after it; the QP destroyed: no QP event after it), then
+ * free the RxConn.
  *
  * Teardown (destroy(), after the netdev is unregistered: no xmit, no
  * poll): no new work, listener gone, work cancelled, every connection
- * destroyed (Id, then QP), rings and SRQ buffers freed, SRQ and CQ
- * destroyed.
+ * released (as above for the passive ones), rings and SRQ buffers freed,
+ * SRQ and CQ destroyed.
  */
 #ifndef WEFT_IPOIB_CM_H
 #define WEFT_IPOIB_CM_H
@@ -56,6 +64,18 @@ struct CmParams {
 	uint32_t max_conns; /* active connections */
 	bool advertise;	    /* the C flag in our address */
 };
+
+/*
+ * KUnit only (ulp/ipoib/tests/cm_release_test.cpp); unset in production.
+ * release_rx calls rx_released once the connection's Id is destroyed and
+ * before its QP is: the window in which the HCA may still deliver a QP
+ * event it raised earlier, such as CommEst.
+ */
+struct CmTestHooks {
+	void (*rx_released)(verbs::EventHandler &events, verbs::Qp &qp, void *arg) = nullptr;
+	void *arg = nullptr;
+};
+extern constinit CmTestHooks cm_test_hooks;
 
 class Cm final : public cm::Handler {
 public:
@@ -87,6 +107,10 @@ public:
 	bool req_notify();
 	/* ethtool -C (Interface::set_coalesce). */
 	void moderate(uint16_t frames, uint16_t usecs) { cq_->moderate(frames, usecs); }
+	/* RFC 4755 §4: the service ID peers connect to (our UD QPN). */
+	uint64_t service_id() const;
+	/* The listener is up (work_ set it up after the first open or listen()). */
+	bool listening() const { return __atomic_load_n(&listener_, __ATOMIC_ACQUIRE) != nullptr; }
 
 	int event(const cm::Event &e) override;
 
@@ -124,6 +148,8 @@ private:
 		RxConn(Cm &c) : Conn(true), cm(c) {}
 		void handle(const verbs::Event &e) override;
 		Cm &cm;
+		/* The Id as the QP's events see it (cm.events_lock_): gone before the Id is destroyed. */
+		cm::Id *event_id = nullptr;
 		bool dead = false;
 		/* age_rx (under mutex_): the receive PSN last seen, and since when (ms). */
 		uint32_t seen_psn = 0;
@@ -174,7 +200,9 @@ private:
 	verbs::Cq *cq_ = nullptr;
 	verbs::Srq *srq_ = nullptr;
 	Array<RxBuf> rx_;
-	cm::Id *listener_ = nullptr; /* work_ only */
+	cm::Id *listener_ = nullptr; /* written by work_ only */
+
+	SpinLock events_lock_;
 
 	SpinLock lock_;
 	List<TxConn, &TxConn::node> tx_conns_; /* under lock_ */

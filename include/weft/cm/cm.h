@@ -194,6 +194,7 @@ struct Stats {
 	uint64_t sent, received, retransmitted;
 	uint64_t dropped;    /* malformed or unexpected CM MADs */
 	uint64_t stale_rej;  /* REJ "stale connection" sent */
+	uint64_t comm_est;   /* established() calls (CommEst reported by ULPs) */
 };
 Stats stats();
 /*
