@@ -103,11 +103,11 @@ void no_listener_rejected(Test &t)
 	Pair &x = *px.value();
 	ConnectParam p = x.param();
 	p.service_id = service + 1;
-	uint64_t t0 = weft_ktime_ns();
 	WEFT_ASSERT_OK(t, connect(*x.active, p));
-	WEFT_ASSERT_TRUE(t, x.ra.wait(EventType::Rejected, 1, 1000));
-	WEFT_EXPECT_LT(t, weft_ktime_ns() - t0, 1000000000ull);
+	/* The peer's REJ, not our retries running out (that would be Unreachable). */
+	WEFT_ASSERT_TRUE(t, x.ra.wait(EventType::Rejected));
 	WEFT_EXPECT_EQ(t, x.ra.reason, iba::cm::rej::invalid_service_id);
+	WEFT_EXPECT_EQ(t, x.ra.seen(EventType::Unreachable), 0);
 	WEFT_EXPECT_EQ(t, x.rb.seen(EventType::Request), 0);
 }
 
@@ -124,11 +124,13 @@ void unreachable_after_retries(Test &t)
 	Stats s0 = stats();
 	uint64_t t0 = weft_ktime_ns();
 	WEFT_ASSERT_OK(t, connect(*x.active, p));
-	WEFT_ASSERT_TRUE(t, x.ra.wait(EventType::Unreachable, 1, 2000));
-	/* IBA 12.7.27: each wait is the peer's response time plus a round trip, 9 ms; three of them. */
-	uint64_t took = weft_ktime_ns() - t0;
-	WEFT_EXPECT_GE(t, took, 27000000ull);
-	WEFT_EXPECT_LT(t, took, 1000000000ull);
+	WEFT_ASSERT_TRUE(t, x.ra.wait(EventType::Unreachable));
+	/*
+	 * IBA 12.7.27: each wait is the peer's response time plus a round
+	 * trip, 9 ms; three of them at least (timers never fire early; a slow
+	 * host only makes it longer, so no upper bound).
+	 */
+	WEFT_EXPECT_GE(t, weft_ktime_ns() - t0, 27000000ull);
 	/* IBA 12.7.27: the REQ, then MaxCMRetries more, then a REJ(timeout). */
 	Stats s1 = stats();
 	WEFT_EXPECT_EQ(t, s1.retransmitted - s0.retransmitted, 2ull);
@@ -201,7 +203,7 @@ void reply_carries_private_data(Test &t)
 	} h;
 	set_handler(*x.active, h, nullptr);
 	WEFT_ASSERT_OK(t, connect(*x.active, x.param()));
-	for (int i = 0; i < 5000 && !__atomic_load_n(&h.up, __ATOMIC_ACQUIRE); i++)
+	for (int i = 0; i < 30000 && !__atomic_load_n(&h.up, __ATOMIC_ACQUIRE); i++)
 		weft_msleep(1);
 	WEFT_EXPECT_EQ(t, __atomic_load_n(&h.replies, __ATOMIC_ACQUIRE), 1);
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(h.got, rep, sizeof(rep)), 0);

@@ -68,8 +68,12 @@ struct Recorder final : Handler {
 	}
 
 	int seen(EventType t) const { return __atomic_load_n(&counts[int(t)], __ATOMIC_ACQUIRE); }
-	/* Handlers run from work items: wait up to @ms for @want events of @t. */
-	bool wait(EventType t, int want = 1, int ms = 5000) const
+	/*
+	 * Handlers run from work items: wait up to @ms for @want events of @t.
+	 * The bound only ends a failing test; it is generous because a loaded
+	 * host running the debug kernel under TCG can be very slow.
+	 */
+	bool wait(EventType t, int want = 1, int ms = 30000) const
 	{
 		for (int i = 0; i < ms && seen(t) < want; i++)
 			weft_msleep(1);
@@ -109,7 +113,7 @@ private:
 			(void)cm::reject(*e.id, iba::cm::rej::consumer, ConstBytes(why, 4), ConstBytes(why, 4));
 			break;
 		}
-		case OnRequest::Mra: (void)send_mra(*e.id, 16); break; /* 268 ms */
+		case OnRequest::Mra: (void)send_mra(*e.id, 20); break; /* 4.3 s */
 		case OnRequest::Hold: break;
 		case OnRequest::Refuse: ret = -1; break;
 		}
