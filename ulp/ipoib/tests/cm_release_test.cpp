@@ -56,7 +56,7 @@ void late_comm_est(verbs::EventHandler &events, verbs::Qp &qp, void *arg)
 	auto *w = static_cast<Window *>(arg);
 	w->comm_est_before = cm::stats().comm_est;
 	/* As SoftQp::raise_pending does for a CommEst raised before: from the engine's work item. */
-	events.handle(verbs::Event{verbs::EventType::CommEst, &qp.dev, qp.port, &qp});
+	events.handle(verbs::Event{verbs::EventType::CommEst, &qp.dev, qp.port(), &qp});
 	w->comm_est_after = cm::stats().comm_est;
 	w->calls++;
 	w->done.complete();
