@@ -9,8 +9,9 @@
 # Then `rmmod weft_hca`.  Every consumer must be told and let go: the
 # module goes within the bound, the IPoIB netdevs vanish from their
 # namespaces, the verbs client reports its traffic stopped with 0 errors and
-# no context is left open, iperf3/ping/perfquery end with errors instead of
-# hanging, OpenSM survives or exits.  Then the same devices come back, the
+# no context is left open, the perfquery/saquery calls fail instead of
+# blocking, and iperf3 and ping (whose sockets outlive their device, as
+# with any netdev) are not stuck in the kernel: they exit when killed.  Then the same devices come back, the
 # netdevs and the client's traffic with them, and IPoIB carries pings in
 # both modes again.  Finally: weft_umad is refused while OpenSM holds it
 # open and goes once OpenSM stops; weft_ipoib is unloaded under iperf3.
@@ -20,6 +21,7 @@ fail=0
 bad() { echo "remove_live: FAIL: $*"; fail=1; }
 param() { cat /sys/module/weft_selftest_ulp/parameters/$1; }
 pids=()
+rm -f /tmp/remove_live.polls
 
 wait_messages() { # at least $1 messages exchanged by the client (60 s)
 	local i
@@ -87,13 +89,16 @@ wait_messages 20
 # Everything at once.
 weft_on h1 iperf3 -s -D -p 5201 >/dev/null 2>&1
 sleep 0.5
-weft_on h0 iperf3 -c 10.81.0.2 -p 5201 -t 600 >/tmp/remove_live.iperf 2>&1 &
+weft_on h0 iperf3 -c 10.81.0.2 -p 5201 -t 600 --forceflush >/tmp/remove_live.iperf 2>&1 &
 pids+=($!)
 iperf_pid=$!
 weft_on h2 ping -f -s 1000 10.81.0.4 >/tmp/remove_live.ping 2>&1 &
 pids+=($!)
 ping_pid=$!
-(while :; do perfquery -C weft1 -P 1 >/dev/null 2>&1; saquery -C weft1 -P 1 >/dev/null 2>&1; done) &
+(while :; do
+	if perfquery -C weft1 -P 1 >/dev/null 2>&1; then echo ok; else echo failed; fi >>/tmp/remove_live.polls
+	saquery -C weft1 -P 1 >/dev/null 2>&1
+done) &
 pids+=($!)
 poll_pid=$!
 sleep 3
@@ -110,11 +115,18 @@ done
 dmesg | grep -q "traffic stopped on removal.* 0 errors" ||
 	bad "the verbs client did not stop cleanly: $(dmesg | grep selftest_ulp | tail -2)"
 dmesg | grep -q "still open at removal" && bad "a context was left open at removal"
-stopped "$iperf_pid" 120 || bad "iperf3 still running 120 s after its device went"
-kill "$ping_pid" 2>/dev/null
-stopped "$ping_pid" 30 || bad "ping -f did not stop"
-kill "$poll_pid" 2>/dev/null
-stopped "$poll_pid" 60 || bad "the perfquery/saquery loop hung"
+# Polls after the removal fail at once (no umad device), they do not block.
+polled=$(wc -l </tmp/remove_live.polls)
+for _ in $(seq 300); do
+	[ "$(wc -l </tmp/remove_live.polls)" -gt $((polled + 2)) ] && break
+	sleep 0.1
+done
+tail -1 /tmp/remove_live.polls | grep -qx failed || bad "perfquery did not fail once weft1 was gone"
+[ "$(wc -l </tmp/remove_live.polls)" -gt $((polled + 2)) ] || bad "the perfquery/saquery loop is stuck"
+for p in "$iperf_pid" "$ping_pid" "$poll_pid"; do
+	kill "$p" 2>/dev/null
+	stopped "$p" 30 || bad "process $p ($(cat /proc/$p/comm 2>/dev/null)) stuck after its device went"
+done
 weft_sm_stop
 weft_on h1 pkill -x iperf3 2>/dev/null
 
@@ -135,12 +147,14 @@ weft_sm_stop
 timeout 60 rmmod weft_umad || bad "weft_umad did not unload after OpenSM stopped"
 weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1
 sleep 0.5
-weft_on h0 iperf3 -c 10.81.0.2 -p 5202 -t 600 >/tmp/remove_live.iperf2 2>&1 &
+weft_on h0 iperf3 -c 10.81.0.2 -p 5202 -t 600 --forceflush >/tmp/remove_live.iperf2 2>&1 &
 iperf_pid=$!
 pids+=($!)
 sleep 3
+grep -q 'Connecting to host' /tmp/remove_live.iperf2 || bad "the second iperf3 did not start"
 timeout 300 rmmod weft_ipoib || bad "rmmod weft_ipoib under iperf3 failed or hung"
-stopped "$iperf_pid" 120 || bad "iperf3 still running after weft_ipoib went"
+kill "$iperf_pid" 2>/dev/null
+stopped "$iperf_pid" 30 || bad "iperf3 stuck after weft_ipoib went"
 weft_on h1 pkill -x iperf3 2>/dev/null
 rmmod weft_selftest_ulp || bad "rmmod weft_selftest_ulp"
 for i in 0 1 2 3; do ip netns del h$i; done

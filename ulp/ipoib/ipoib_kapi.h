@@ -53,7 +53,7 @@ struct weft_ipoib_stats {
 	uint64_t tx_gathered; /* sent as more than one piece (NETIF_F_SG) */
 	uint64_t tx_csum_offload;    /* sent with the HCA inserting the checksum */
 	uint64_t tx_lso;	     /* sent with the HCA segmenting (NETIF_F_TSO) */
-	uint64_t rx_pages_reused;    /* datagram receive pages used again (shim_mode.c) */
+	uint64_t rx_pages_reused;    /* datagram receive pages used again (shim_pages.c) */
 	uint64_t cm_rx_pages_reused; /* connected-mode receive pages used again */
 	uint64_t rx_pages_fresh;     /* datagram receive pages newly allocated (and zeroed) */
 	uint64_t cm_rx_pages_fresh;  /* connected-mode ones */
@@ -208,7 +208,7 @@ int weft_ipoib_set_coalesce(void *ctx, uint32_t usecs, uint32_t frames);
 int weft_ipoib_set_mode(void *ctx, bool connected);
 bool weft_ipoib_connected(void *ctx);
 
-/* --- connected mode (RFC 4755; shim_mode.c) ---------------------------------- */
+/* --- connected mode (RFC 4755; shim_mode.c, shim_pages.c, shim_icmp.c) ---------------------------------- */
 
 /*
  * A connected-mode receive buffer: a linear head of WEFT_IPOIB_CM_HEAD
@@ -222,8 +222,8 @@ bool weft_ipoib_connected(void *ctx);
 
 /* The "mode" sysfs file (after register; removed with the device). */
 int weft_ipoib_mode_attr_add(struct weft_ipoib_netdev *nd);
-/* Module exit: wait for the deferred ICMP work. */
-void weft_ipoib_shim_mode_exit(void);
+/* Module exit: wait for the deferred ICMP work (shim_icmp.c). */
+void weft_ipoib_shim_icmp_exit(void);
 /* The MTU and its upper limit, with rtnl held by the caller (also before register). */
 void weft_ipoib_set_mtu_rtnl(struct weft_ipoib_netdev *nd, unsigned int max_mtu, unsigned int mtu);
 /* The mode changed (rtnl held): offloads that depend on it are looked at again. */

@@ -69,7 +69,7 @@ static void __exit weft_ipoib_exit(void)
 	/* Children first (dellink), then the ports' own interfaces. */
 	weft_ipoib_link_unregister();
 	weft_ipoib_client_unregister();
-	weft_ipoib_shim_mode_exit();
+	weft_ipoib_shim_icmp_exit();
 	weft_ipoib_debugfs_exit();
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Between weft_ipoib's kernel-side files (shim_netdev.c, shim_link.c,
- * shim_sysfs.c, shim_mode.c): the netdev's private area and what they
+ * shim_sysfs.c, shim_mode.c, shim_pages.c, shim_icmp.c): the netdev's private area and what they
  * share.  C only.
  */
 #ifndef WEFT_IPOIB_SHIM_PRIV_H
@@ -24,7 +24,7 @@
  * A datagram cache holds the pages of every posted buffer as well, so it
  * is sized from the receive ring (weft_ipoib_ud_cache_size): a ring that
  * outgrew it would push out each page before it came round again.
- * shim_mode.c.
+ * shim_pages.c.
  */
 #define WEFT_IPOIB_PAGE_CACHE 256
 
@@ -106,7 +106,7 @@ int weft_ipoib_netdev_prepare(struct net_device *dev, void *ctx, uint8_t port, c
 bool weft_ipoib_netdev_is_ours(const struct net_device *dev);
 
 /*
- * shim_mode.c.  Both caches of a netdev, the datagram one sized for @ring
+ * shim_pages.c.  Both caches of a netdev, the datagram one sized for @ring
  * receive buffers (weft_ipoib_ud_cache_size); destroy puts back every
  * page they hold and frees them (the device's last step).
  */
