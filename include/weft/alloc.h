@@ -8,6 +8,7 @@
 #ifndef WEFT_ALLOC_H
 #define WEFT_ALLOC_H
 
+#include <weft/atomic.h>
 #include <weft/result.h>
 
 namespace weft {
@@ -90,8 +91,9 @@ public:
 
 	static Result<Array> make(Gfp gfp, size_t n)
 	{
-		/* Zero-filled memory, no constructors run: plain data only. */
-		static_assert(__is_trivially_copyable(T) && __has_trivial_destructor(T),
+		/* Zero-filled memory, no constructors run: plain data (or Atomics of it) only. */
+		static_assert((__is_trivially_copyable(T) || IsAtomic<T>::value) &&
+				      __has_trivial_destructor(T),
 			      "Array holds plain data");
 		if (n == 0 || n > SIZE_MAX / sizeof(T))
 			return Error(err::EINVAL);

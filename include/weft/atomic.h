@@ -50,6 +50,20 @@ private:
 	T v_;
 };
 
+/*
+ * A fence for orders a single access cannot carry cheaply: e.g. acquire
+ * only on the path that needs it, after a release fetch_sub (RefCount).
+ */
+inline void fence(Order o) { __atomic_thread_fence(int(o)); }
+
+/* Zero bytes are a value-initialized Atomic<T>, so zero-filled memory may hold one (Array). */
+template <typename T> struct IsAtomic {
+	static constexpr bool value = false;
+};
+template <typename T> struct IsAtomic<Atomic<T>> {
+	static constexpr bool value = true;
+};
+
 } // namespace weft
 
 #endif

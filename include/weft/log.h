@@ -8,6 +8,7 @@
 #ifndef WEFT_LOG_H
 #define WEFT_LOG_H
 
+#include <weft/atomic.h>
 #include <weft/rt/kapi.h>
 
 namespace weft {
@@ -23,14 +24,14 @@ public:
 	}
 	/* True if this message may be printed.  Lock-free; races only blur the count. */
 	bool allow();
-	unsigned suppressed() const { return __atomic_load_n(&missed_, __ATOMIC_RELAXED); }
+	unsigned suppressed() const { return missed_.load(Order::Relaxed); }
 
 private:
 	unsigned interval_ms_;
 	unsigned burst_;
-	uint64_t window_start_ = 0;
-	unsigned printed_ = 0;
-	unsigned missed_ = 0;
+	Atomic<uint64_t> window_start_{0};
+	Atomic<unsigned> printed_{0};
+	Atomic<unsigned> missed_{0};
 };
 
 class Logger {

@@ -12,6 +12,7 @@
 #define WEFT_REF_H
 
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 
 namespace weft {
 
@@ -23,11 +24,11 @@ public:
 	constexpr explicit RefCount(int initial = 1) : v_(initial) {}
 	WEFT_NOCOPY(RefCount);
 
-	int read() const { return __atomic_load_n(&v_, __ATOMIC_RELAXED); }
+	int read() const { return v_.load(Order::Relaxed); }
 
 	void inc()
 	{
-		int old = __atomic_fetch_add(&v_, 1, __ATOMIC_RELAXED);
+		int old = v_.fetch_add(1, Order::Relaxed);
 		if (WEFT_UNLIKELY(old <= 0 || old == __INT_MAX__))
 			misuse(old == 0 ? "increment on 0; use-after-free" : "saturated");
 	}
@@ -43,17 +44,16 @@ public:
 				misuse("saturated");
 				return true;
 			}
-		} while (!__atomic_compare_exchange_n(&v_, &old, old + 1, false,
-						      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		} while (!v_.compare_exchange(old, old + 1, Order::Relaxed, Order::Relaxed));
 		return true;
 	}
 
 	/* Drop a reference; true when it was the last (acquire ordering then). */
 	bool dec_and_test()
 	{
-		int old = __atomic_fetch_sub(&v_, 1, __ATOMIC_RELEASE);
+		int old = v_.fetch_sub(1, Order::Release);
 		if (old == 1) {
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			fence(Order::Acquire);
 			return true;
 		}
 		if (WEFT_UNLIKELY(old <= 0))
@@ -64,10 +64,10 @@ public:
 private:
 	void misuse(const char *what)
 	{
-		__atomic_store_n(&v_, saturated, __ATOMIC_RELAXED);
+		v_.store(saturated, Order::Relaxed);
 		weft_refcount_warn(this, what);
 	}
-	int v_;
+	Atomic<int> v_;
 };
 
 /*

@@ -7,18 +7,17 @@ namespace weft {
 bool RateLimit::allow()
 {
 	uint64_t now = weft_jiffies();
-	uint64_t start = __atomic_load_n(&window_start_, __ATOMIC_RELAXED);
+	uint64_t start = window_start_.load(Order::Relaxed);
 	uint64_t interval = weft_msecs_to_jiffies(interval_ms_);
 
 	if (start == 0 || now - start >= interval) {
 		/* A new window: whoever wins the exchange resets the count. */
-		if (__atomic_compare_exchange_n(&window_start_, &start, now, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			__atomic_store_n(&printed_, 0, __ATOMIC_RELAXED);
+		if (window_start_.compare_exchange(start, now, Order::Relaxed, Order::Relaxed))
+			printed_.store(0, Order::Relaxed);
 	}
-	if (__atomic_add_fetch(&printed_, 1, __ATOMIC_RELAXED) <= burst_)
+	if (printed_.fetch_add(1, Order::Relaxed) + 1 <= burst_)
 		return true;
-	__atomic_add_fetch(&missed_, 1, __ATOMIC_RELAXED);
+	missed_.fetch_add(1, Order::Relaxed);
 	return false;
 }
 

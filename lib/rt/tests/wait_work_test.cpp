@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* KUnit: completions, wait queues, work items, delayed work, workqueues. */
+#include <weft/atomic.h>
 #include <weft/test.h>
 #include <weft/wait.h>
 #include <weft/work.h>
@@ -18,23 +19,23 @@ struct Signal {
 	static void fire(Work &w)
 	{
 		Signal *s = container_of(&w, &Signal::work);
-		__atomic_add_fetch(&s->runs, 1, __ATOMIC_RELAXED);
+		s->runs.fetch_add(1, Order::Relaxed);
 		s->done.complete();
 	}
 	static void fire_late(DelayedWork &w)
 	{
 		Signal *s = container_of(&w, &Signal::delayed);
-		__atomic_store_n(&s->flag, true, __ATOMIC_RELEASE);
-		__atomic_add_fetch(&s->runs, 1, __ATOMIC_RELAXED);
+		s->flag.store(true, Order::Release);
+		s->runs.fetch_add(1, Order::Relaxed);
 		s->wq.wake_all();
 	}
-	bool flag_set() const { return __atomic_load_n(&flag, __ATOMIC_ACQUIRE); }
+	bool flag_set() const { return flag.load(Order::Acquire); }
 
 	/* Declared before the work items, which must be cancelled first. */
 	Completion done;
 	WaitQueue wq;
-	bool flag = false;
-	int runs = 0;
+	Atomic<bool> flag{false};
+	Atomic<int> runs{0};
 	Work work;
 	DelayedWork delayed;
 };
@@ -44,8 +45,8 @@ void completion_from_work(Test &t)
 	Signal s;
 	WEFT_EXPECT_TRUE(t, s.work.queue());
 	WEFT_EXPECT_OK(t, s.done.wait(Timeout::msecs(5000)));
-	WEFT_EXPECT_TRUE(t, s.done.done() || s.runs == 1);
-	WEFT_EXPECT_EQ(t, s.runs, 1);
+	WEFT_EXPECT_TRUE(t, s.done.done() || s.runs.load(Order::Relaxed) == 1);
+	WEFT_EXPECT_EQ(t, s.runs.load(Order::Relaxed), 1);
 }
 
 void completion_times_out(Test &t)
@@ -83,7 +84,7 @@ void cancel_pending_delayed_work(Test &t)
 	WEFT_EXPECT_FALSE(t, s.delayed.queue(60000)); /* already pending */
 	WEFT_EXPECT_TRUE(t, s.delayed.cancel_sync());
 	WEFT_EXPECT_FALSE(t, s.delayed.cancel_sync());
-	WEFT_EXPECT_EQ(t, s.runs, 0);
+	WEFT_EXPECT_EQ(t, s.runs.load(Order::Relaxed), 0);
 }
 
 void modify_brings_deadline_forward(Test &t)
@@ -92,7 +93,7 @@ void modify_brings_deadline_forward(Test &t)
 	s.delayed.queue(60000);
 	s.delayed.modify(1);
 	WEFT_EXPECT_OK(t, s.wq.wait([&s] { return s.flag_set(); }, Timeout::msecs(5000)));
-	WEFT_EXPECT_EQ(t, s.runs, 1);
+	WEFT_EXPECT_EQ(t, s.runs.load(Order::Relaxed), 1);
 }
 
 void dedicated_workqueue_drains(Test &t)
@@ -104,7 +105,7 @@ void dedicated_workqueue_drains(Test &t)
 		s.work.queue(wq->raw());
 		/* Destroying the queue waits for the queued work. */
 	}
-	WEFT_EXPECT_EQ(t, s.runs, 1);
+	WEFT_EXPECT_EQ(t, s.runs.load(Order::Relaxed), 1);
 	WEFT_EXPECT_TRUE(t, s.done.done());
 }
 
