@@ -120,7 +120,7 @@ Result<void> PortMad::Smi::out(Mad &m, const MadAddr &to)
 	case DrAction::Discard:
 		break;
 	}
-	__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+	dropped.fetch_add(1, Order::Relaxed);
 	return Error(err::EINVAL);
 }
 
@@ -164,7 +164,7 @@ void PortMad::Smi::arrived(const Mad &in, const MadAddr &from)
 	case DrAction::Discard:
 		break;
 	}
-	__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
+	dropped.fetch_add(1, Order::Relaxed);
 }
 
 PortMad::Gsi::Gsi(PortMad &p) : port(p), qp(p.device, p.port, QpType::Gsi, *this) {}

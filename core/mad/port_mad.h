@@ -15,6 +15,7 @@
 #ifndef WEFT_MAD_PORT_IMPL_H
 #define WEFT_MAD_PORT_IMPL_H
 
+#include <weft/atomic.h>
 #include <weft/mad/port.h>
 #include <weft/mad/smi.h>
 
@@ -42,7 +43,7 @@ public:
 	ListNode node;
 
 	/* Counted drops: directed-route discards, sends that could not go out. */
-	uint64_t smi_dropped() const { return __atomic_load_n(&smi_.dropped, __ATOMIC_RELAXED); }
+	uint64_t smi_dropped() const { return smi_.dropped.load(Order::Relaxed); }
 
 private:
 	/* QP0: the SMI. */
@@ -58,7 +59,7 @@ private:
 		MadService service{*this};
 		QpTransport qp;
 		Loopback loop{service};
-		uint64_t dropped = 0;
+		Atomic<uint64_t> dropped{0};
 	};
 	/* QP1: the GSI. */
 	struct Gsi final : MadTransport, MadSink {

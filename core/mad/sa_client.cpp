@@ -76,7 +76,7 @@ void SaPort::handle(const verbs::Event &e)
 	case EventType::ClientReregister:
 	case EventType::PortActive:
 	case EventType::PortErr:
-		__atomic_fetch_add(&gen_, 1, __ATOMIC_RELAXED);
+		gen_.fetch_add(1, Order::Relaxed);
 		break;
 	default:
 		break;
@@ -100,7 +100,7 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 	h.mgmt_class.set(iba::mgmt_class::subn_adm);
 	h.class_version.set(iba::sa_class_version);
 	h.method.set(method);
-	h.tid.set(__atomic_fetch_add(&next_tid_, 1, __ATOMIC_RELAXED));
+	h.tid.set(next_tid_.fetch_add(1, Order::Relaxed));
 	h.attr_id.set(attr);
 	auto *sah = reinterpret_cast<iba::SaHeader *>(r.mad.bytes + iba::sa_header_offset);
 	sah->comp_mask.set(comp_mask);
@@ -124,7 +124,7 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 /* IBA 15.2.5.16: one reversible path from this port to @dgid in @pkey. */
 Result<iba::PathRecord> SaPort::resolve_path(const verbs::Gid &dgid, uint16_t pkey)
 {
-	uint64_t gen = __atomic_load_n(&gen_, __ATOMIC_RELAXED);
+	uint64_t gen = gen_.load(Order::Relaxed);
 	{
 		SpinGuardBh g(cache_lock_);
 		for (Cached &c : cache_)

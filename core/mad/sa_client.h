@@ -7,6 +7,7 @@
 #ifndef WEFT_MAD_SA_CLIENT_H
 #define WEFT_MAD_SA_CLIENT_H
 
+#include <weft/atomic.h>
 #include <weft/mad/sa.h>
 #include <weft/mad/service.h>
 
@@ -59,8 +60,8 @@ private:
 
 	Agent agent_{*this, iba::mgmt_class::subn_adm, iba::sa_class_version};
 	bool started_ = false;
-	uint32_t next_tid_ = 1;
-	uint64_t gen_ = 1; /* bumped by subnet changes; a cached path of an older one is stale */
+	Atomic<uint32_t> next_tid_{1};
+	Atomic<uint64_t> gen_{1}; /* bumped by subnet changes; a cached path of an older one is stale */
 	SpinLock cache_lock_;
 	Cached cache_[cache_size] = {}; /* under cache_lock_; gen 0 is empty */
 	uint32_t cache_next_ = 0;	/* under cache_lock_ */

@@ -362,7 +362,7 @@ void MadService::deliver_request(const Mad &m, const MadAddr &from)
 		return;
 	}
 	if (!wants_answer(h.method.get())) {
-		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
+		dropped_.fetch_add(1, Order::Relaxed);
 		return;
 	}
 	/*
@@ -388,7 +388,7 @@ void MadService::receive(const Mad &m, const MadAddr &from)
 {
 	/* IBA 13.4.2: base version 1 is the only one; anything else is not a MAD we can answer. */
 	if (m.hdr().base_version.get() != 1) {
-		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
+		dropped_.fetch_add(1, Order::Relaxed);
 		return;
 	}
 	if (rmpp_receive(m, from))

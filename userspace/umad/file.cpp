@@ -240,7 +240,7 @@ void File::enqueue(Packet &p, bool received)
 		}
 	}
 	if (!queued) {
-		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
+		dropped_.fetch_add(1, Order::Relaxed);
 		delete &p;
 		return;
 	}
@@ -264,7 +264,7 @@ void FileAgent::recv(mad::Agent &, const mad::Mad &m, const mad::MadAddr &from)
 {
 	auto *p = new (Gfp::Sleep) Packet;
 	if (!p) {
-		__atomic_fetch_add(&file.dropped_, 1, __ATOMIC_RELAXED);
+		file.dropped_.fetch_add(1, Order::Relaxed);
 		return;
 	}
 	p->hdr = abi::Hdr{};

@@ -15,6 +15,7 @@
 #ifndef WEFT_UMAD_FILE_H
 #define WEFT_UMAD_FILE_H
 
+#include <weft/atomic.h>
 #include <weft/list.h>
 #include <weft/lock.h>
 #include <weft/mad/service.h>
@@ -147,7 +148,7 @@ public:
 	void close();
 
 	size_t hdr_size() const { return use_pkey_ ? abi::hdr_size : abi::hdr_size_old; }
-	uint64_t dropped() const { return __atomic_load_n(&dropped_, __ATOMIC_RELAXED); }
+	uint64_t dropped() const { return dropped_.load(Order::Relaxed); }
 	size_t queued();
 
 	ListNode node; /* on the port's file list */
@@ -169,7 +170,7 @@ private:
 	List<Packet, &Packet::node> queue_; /* under qlock_ */
 	uint32_t nqueued_ = 0;		    /* received MADs on queue_, under qlock_ */
 	bool dead_ = false;		    /* under qlock_ (and lock_ when set) */
-	uint64_t dropped_ = 0;
+	Atomic<uint64_t> dropped_{0};
 };
 
 } // namespace weft::umad

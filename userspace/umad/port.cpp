@@ -76,7 +76,7 @@ void Port::kill()
 {
 	{
 		MutexGuard g(lock_);
-		__atomic_store_n(&dead_, true, __ATOMIC_RELEASE);
+		dead_.store(true, Order::Release);
 		for (File &f : files_)
 			f.kill();
 		mp_ = nullptr;
@@ -101,7 +101,7 @@ Result<File *> Port::open_file(Waker w)
 	if (!of)
 		return Error(err::ENOMEM);
 	MutexGuard g(lock_);
-	if (dead_) {
+	if (dead_.load(Order::Relaxed)) {
 		of->file.close();
 		delete of;
 		return Error(err::ENXIO);
@@ -126,9 +126,9 @@ Result<void> Port::ioctl(File &f, unsigned int cmd, UserBuf &arg)
 Result<void> Port::issm_open()
 {
 	MutexGuard g(lock_);
-	if (dead_)
+	if (dead_.load(Order::Relaxed))
 		return Error(err::ENXIO);
-	if (sm_held_)
+	if (sm_held_.load(Order::Relaxed))
 		return Error(err::EBUSY);
 	auto r = dev_->modify_port(port_num, verbs::port_cap::is_sm, 0);
 	if (!r && r.error().code() != err::EOPNOTSUPP)
@@ -136,14 +136,14 @@ Result<void> Port::issm_open()
 	if (!r)
 		WEFT_LOG_RATELIMITED(log, Level::Warn, "%s port %u cannot set IsSM (no modify_port); issm%u held anyway",
 				     dev_->name(), port_num, num);
-	__atomic_store_n(&sm_held_, true, __ATOMIC_RELEASE);
+	sm_held_.store(true, Order::Release);
 	get(); /* the issm file's */
 	return ok();
 }
 
 bool Port::issm_busy() const
 {
-	return __atomic_load_n(&sm_held_, __ATOMIC_ACQUIRE) && !__atomic_load_n(&dead_, __ATOMIC_ACQUIRE);
+	return sm_held_.load(Order::Acquire) && !dead_.load(Order::Acquire);
 }
 
 void Port::issm_release()
@@ -152,7 +152,7 @@ void Port::issm_release()
 		MutexGuard g(lock_);
 		if (dev_)
 			(void)dev_->modify_port(port_num, 0, verbs::port_cap::is_sm);
-		__atomic_store_n(&sm_held_, false, __ATOMIC_RELEASE);
+		sm_held_.store(false, Order::Release);
 	}
 	put();
 }

@@ -9,6 +9,7 @@
 #ifndef WEFT_UMAD_PORT_H
 #define WEFT_UMAD_PORT_H
 
+#include <weft/atomic.h>
 #include <weft/mad/port.h>
 #include <weft/ref.h>
 
@@ -54,8 +55,9 @@ private:
 	verbs::Device *dev_;		      /* under lock_; nullptr after kill() */
 	mad::MadPort *mp_;		      /* under lock_; nullptr after kill() */
 	List<File, &File::node> files_;	      /* under lock_ */
-	bool dead_ = false;		      /* set under lock_, read atomically */
-	bool sm_held_ = false;		      /* set under lock_, read atomically */
+	/* Set under lock_ (and read Relaxed there); issm_busy() reads them without it. */
+	Atomic<bool> dead_{false};
+	Atomic<bool> sm_held_{false};
 	weft_umad_cdev *umad_ = nullptr, *issm_ = nullptr;
 };
 

@@ -7,6 +7,7 @@
  * in a version of the CM class the CM does not speak with bad-version.
  */
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 #include <weft/test.h>
 
 #include <weft/mad/port.h>
@@ -42,7 +43,8 @@ struct Server final : AgentHandler {
 };
 
 struct Client final : AgentHandler {
-	int done = 0, status = -1;
+	Atomic<int> done{0};
+	int status = -1;
 	uint16_t resp_status = 0;
 	uint32_t resp_mod = 0;
 	void recv(Agent &, const Mad &, const MadAddr &) override {}
@@ -51,7 +53,7 @@ struct Client final : AgentHandler {
 		status = r.status;
 		resp_status = r.response.hdr().status.get();
 		resp_mod = r.response.hdr().attr_mod.get();
-		__atomic_fetch_add(&done, 1, __ATOMIC_RELEASE);
+		done.fetch_add(1, Order::Release);
 	}
 };
 
@@ -64,11 +66,11 @@ struct Fixture {
 	SendReq req;
 };
 
-bool wait_done(const int &done, int want)
+bool wait_done(const Atomic<int> &done, int want)
 {
-	for (int i = 0; i < 5000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) < want; i++)
+	for (int i = 0; i < 5000 && done.load(Order::Acquire) < want; i++)
 		weft_msleep(1);
-	return __atomic_load_n(&done, __ATOMIC_ACQUIRE) >= want;
+	return done.load(Order::Acquire) >= want;
 }
 
 void get(Fixture &f, uint8_t mgmt_class, uint32_t mod, uint16_t dlid)

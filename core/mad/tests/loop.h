@@ -11,6 +11,7 @@
 #define WEFT_MAD_TEST_LOOP_H
 
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 
 #include "../loopback.h"
 
@@ -19,7 +20,8 @@ namespace weft::mad::testing {
 struct Loop final : MadTransport {
 	MadAddr self;
 	MadAddr last_to; /* where the last MAD was addressed */
-	uint32_t drop = 0, sent = 0;
+	uint32_t drop = 0;
+	Atomic<uint32_t> sent{0};
 	uint64_t lose = 0;
 
 	~Loop() { stop(); }
@@ -37,7 +39,7 @@ struct Loop final : MadTransport {
 
 	Result<void> transmit(const Mad &m, const MadAddr &to) override
 	{
-		uint32_t n = __atomic_fetch_add(&sent, 1, __ATOMIC_RELAXED);
+		uint32_t n = sent.fetch_add(1, Order::Relaxed);
 		last_to = to;
 		if (drop) {
 			drop--;

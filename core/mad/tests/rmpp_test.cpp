@@ -9,6 +9,7 @@
  * Plus the segment logic on its own: headers, lengths, window rules.
  */
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 #include <weft/test.h>
 
 #include "../rmpp.h"
@@ -59,7 +60,8 @@ struct TableServer final : AgentHandler {
 };
 
 struct TableClient final : AgentHandler {
-	int done = 0, status = -1;
+	Atomic<int> done{0};
+	int status = -1;
 	size_t len = 0;
 	bool exact = false;
 	size_t want = 0;
@@ -71,7 +73,7 @@ struct TableClient final : AgentHandler {
 		exact = r.long_len == sa_hdr + want && r.response.hdr().method.get() == get_table_resp;
 		for (size_t i = 0; exact && i < want; i++)
 			exact = r.long_response[sa_hdr + i] == pattern(i);
-		__atomic_fetch_add(&done, 1, __ATOMIC_RELEASE);
+		done.fetch_add(1, Order::Release);
 	}
 };
 
@@ -113,11 +115,11 @@ struct Fixture {
 	}
 };
 
-bool wait_done(const int &done, int want)
+bool wait_done(const Atomic<int> &done, int want)
 {
-	for (int i = 0; i < 10000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) < want; i++)
+	for (int i = 0; i < 10000 && done.load(Order::Acquire) < want; i++)
 		weft_msleep(1);
-	return __atomic_load_n(&done, __ATOMIC_ACQUIRE) >= want;
+	return done.load(Order::Acquire) >= want;
 }
 
 Result<Own<Fixture>> fixture()
@@ -197,14 +199,15 @@ void table_whole(Test &t)
 	WEFT_EXPECT_TRUE(t, x.ch.exact);
 	WEFT_EXPECT_EQ(t, x.ch.len, sa_hdr + 40 * seg_data - 5);
 	/* Request, then ACKs at segments 1, 17, 33 and the last. */
-	WEFT_EXPECT_EQ(t, x.la.sent, 5u);
-	WEFT_EXPECT_EQ(t, x.lb.sent, 40u);
+	WEFT_EXPECT_EQ(t, x.la.sent.load(Order::Relaxed), 5u);
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), 40u);
 	/* A table that fits one segment still travels as RMPP, and is acknowledged. */
-	x.la.sent = x.lb.sent = 0;
+	x.la.sent.store(0, Order::Relaxed);
+	x.lb.sent.store(0, Order::Relaxed);
 	WEFT_ASSERT_OK(t, x.ask(100));
 	WEFT_ASSERT_TRUE(t, wait_done(x.ch.done, 2));
 	WEFT_EXPECT_TRUE(t, x.ch.exact);
-	WEFT_EXPECT_EQ(t, x.la.sent, 2u);
+	WEFT_EXPECT_EQ(t, x.la.sent.load(Order::Relaxed), 2u);
 	teardown(x);
 }
 
@@ -221,10 +224,10 @@ void lost_segments_and_acks(Test &t)
 	WEFT_EXPECT_EQ(t, x.ch.status, 0);
 	WEFT_EXPECT_TRUE(t, x.ch.exact);
 	/* Resent: segment 1 after its ACK was lost, then the window from the gap. */
-	WEFT_EXPECT_GT(t, x.lb.sent, 20u);
+	WEFT_EXPECT_GT(t, x.lb.sent.load(Order::Relaxed), 20u);
 	WEFT_EXPECT_EQ(t, x.sh.served, 1);
 	/* Everything lost from the server: the request times out, nothing leaks. */
-	x.lb.sent = 0;
+	x.lb.sent.store(0, Order::Relaxed);
 	x.lb.lose = ~0ull;
 	WEFT_ASSERT_OK(t, x.ask(5 * seg_data));
 	WEFT_ASSERT_TRUE(t, wait_done(x.ch.done, 2));

@@ -7,6 +7,7 @@
  * unregistration cancelling what is outstanding with no callback after.
  */
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 #include <weft/iba/pma.h>
 #include <weft/test.h>
 
@@ -45,7 +46,8 @@ struct Responder final : AgentHandler {
 
 /* Records how its requests ended. */
 struct Requester final : AgentHandler {
-	int done = 0, last_status = -1;
+	Atomic<int> done{0};
+	int last_status = -1;
 	uint16_t resp_status = 0;
 	uint32_t resp_mod = 0;
 	uint64_t resp_tid = 0;
@@ -58,7 +60,7 @@ struct Requester final : AgentHandler {
 			resp_mod = r.response.hdr().attr_mod.get();
 			resp_tid = r.response.hdr().tid.get();
 		}
-		__atomic_fetch_add(&done, 1, __ATOMIC_RELEASE);
+		done.fetch_add(1, Order::Release);
 	}
 };
 
@@ -98,11 +100,11 @@ struct Fixture {
 	}
 };
 
-bool wait_done(const int &done, int want)
+bool wait_done(const Atomic<int> &done, int want)
 {
-	for (int i = 0; i < 3000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) < want; i++)
+	for (int i = 0; i < 3000 && done.load(Order::Acquire) < want; i++)
 		weft_msleep(1);
-	return __atomic_load_n(&done, __ATOMIC_ACQUIRE) >= want;
+	return done.load(Order::Acquire) >= want;
 }
 
 Result<Own<Fixture>> fixture()
@@ -165,7 +167,7 @@ void request_matched_by_tid(Test &t)
 	uint64_t dropped = x.a.dropped();
 	x.a.receive(x.req.response, x.lb.self);
 	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 1);
-	WEFT_EXPECT_EQ(t, x.qh.done, 1);
+	WEFT_EXPECT_EQ(t, x.qh.done.load(Order::Acquire), 1);
 	teardown(x);
 }
 
@@ -203,15 +205,15 @@ void retries_then_timeout(Test &t)
 	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
 	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 1));
 	WEFT_EXPECT_EQ(t, x.qh.last_status, 0);
-	WEFT_EXPECT_EQ(t, x.la.sent, 3u);
+	WEFT_EXPECT_EQ(t, x.la.sent.load(Order::Relaxed), 3u);
 	/* All lost: the first send and two retries, then ETIMEDOUT. */
-	x.la.sent = 0;
+	x.la.sent.store(0, Order::Relaxed);
 	x.la.drop = 1000;
 	x.make_get(cls, 1, 20, 2);
 	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
 	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 2));
 	WEFT_EXPECT_EQ(t, x.qh.last_status, int(err::ETIMEDOUT));
-	WEFT_EXPECT_EQ(t, x.la.sent, 3u);
+	WEFT_EXPECT_EQ(t, x.la.sent.load(Order::Relaxed), 3u);
 	x.la.drop = 0;
 	teardown(x);
 }
@@ -226,11 +228,11 @@ void unregister_cancels(Test &t)
 	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
 	x.a.unregister_agent(x.client);
 	/* Cancelled before unregistration returned ... */
-	WEFT_EXPECT_EQ(t, x.qh.done, 1);
+	WEFT_EXPECT_EQ(t, x.qh.done.load(Order::Acquire), 1);
 	WEFT_EXPECT_EQ(t, x.qh.last_status, int(err::ECANCELED));
 	/* ... and nothing after it, not even when the retries would have run out. */
 	weft_msleep(400);
-	WEFT_EXPECT_EQ(t, x.qh.done, 1);
+	WEFT_EXPECT_EQ(t, x.qh.done.load(Order::Acquire), 1);
 	WEFT_EXPECT_ERR(t, x.a.send(x.client, x.req), err::EINVAL);
 	x.b.unregister_agent(x.server);
 }
@@ -321,7 +323,7 @@ void redirect_followed(Test &t)
 	WEFT_EXPECT_EQ(t, x.qh.resp_status, uint16_t(0));
 	WEFT_EXPECT_EQ(t, x.qh.resp_mod, 42u);
 	WEFT_EXPECT_EQ(t, rd.requests, 2);
-	WEFT_EXPECT_EQ(t, x.la.sent, 2u);
+	WEFT_EXPECT_EQ(t, x.la.sent.load(Order::Relaxed), 2u);
 	WEFT_EXPECT_EQ(t, x.la.last_to.lid, uint16_t(9));
 	WEFT_EXPECT_EQ(t, x.la.last_to.qpn, 7u);
 	WEFT_EXPECT_EQ(t, x.la.last_to.qkey, 0x1234u);

@@ -11,6 +11,7 @@
  * A path of 64 hops is refused at the sender, and counted.
  */
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 #include <weft/iba/smp_attrs.h>
 #include <weft/mad/port.h>
 #include <weft/test.h>
@@ -24,14 +25,15 @@ using weft::test::Test;
 namespace {
 
 struct Asker final : AgentHandler {
-	int done = 0, status = -1;
+	Atomic<int> done{0};
+	int status = -1;
 	Mad response;
 	void recv(Agent &, const Mad &, const MadAddr &) override {}
 	void send_done(Agent &, SendReq &r) override
 	{
 		status = r.status;
 		response = r.response;
-		__atomic_fetch_add(&done, 1, __ATOMIC_RELEASE);
+		done.fetch_add(1, Order::Release);
 	}
 };
 
@@ -81,12 +83,12 @@ void subn_get(Fixture &f, uint16_t attr_id, const uint8_t *path, uint8_t hops, u
 
 bool ask(Fixture &f, Agent &a)
 {
-	int before = __atomic_load_n(&f.ah.done, __ATOMIC_ACQUIRE);
+	int before = f.ah.done.load(Order::Acquire);
 	if (!f.p0->smi().send(a, f.req))
 		return false;
-	for (int i = 0; i < 3000 && __atomic_load_n(&f.ah.done, __ATOMIC_ACQUIRE) == before; i++)
+	for (int i = 0; i < 3000 && f.ah.done.load(Order::Acquire) == before; i++)
 		weft_msleep(1);
-	return __atomic_load_n(&f.ah.done, __ATOMIC_ACQUIRE) > before && f.ah.status == 0;
+	return f.ah.done.load(Order::Acquire) > before && f.ah.status == 0;
 }
 
 uint64_t port_guid(verbs::Device &d)

@@ -11,6 +11,7 @@
 #define WEFT_MAD_SERVICE_H
 
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 #include <weft/iba/mad.h>
 #include <weft/list.h>
 #include <weft/span.h>
@@ -159,7 +160,7 @@ public:
 	void receive(const Mad &m, const MadAddr &from);
 
 	/* Dropped: malformed, unmatched responses, no agent and no answer due. */
-	uint64_t dropped() const { return __atomic_load_n(&dropped_, __ATOMIC_RELAXED); }
+	uint64_t dropped() const { return dropped_.load(Order::Relaxed); }
 
 private:
 	/* One RMPP message being sent (rmpp.h), until its last segment is acknowledged. */
@@ -176,7 +177,7 @@ private:
 	};
 
 	static void tick(DelayedWork &w);
-	void drop() { __atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED); }
+	void drop() { dropped_.fetch_add(1, Order::Relaxed); }
 	bool end_locked(SendReq &r, int status);
 	bool follow_redirect_locked(SendReq &r, const Mad &m, Mad &copy, MadAddr &to);
 	Result<void> rmpp_send(Agent &a, SendReq &r);
@@ -198,7 +199,7 @@ private:
 	List<Agent, &Agent::node> agents_;	       /* under lock_ */
 	List<SendReq, &SendReq::node> outstanding_; /* under lock_ */
 	uint32_t next_id_ = 1;			       /* under lock_ */
-	uint64_t dropped_ = 0;
+	Atomic<uint64_t> dropped_{0};
 	WaitQueue idle_;
 	DelayedWork timer_;
 	/* RMPP messages in flight (process context only); transmits happen without it. */

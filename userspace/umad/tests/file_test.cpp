@@ -77,8 +77,8 @@ struct Mem final : UserBuf {
 };
 
 struct Wakes {
-	int n = 0;
-	static void fn(void *ctx) { __atomic_fetch_add(&static_cast<Wakes *>(ctx)->n, 1, __ATOMIC_RELAXED); }
+	Atomic<int> n{0};
+	static void fn(void *ctx) { static_cast<Wakes *>(ctx)->n.fetch_add(1, Order::Relaxed); }
 	Waker waker() { return Waker{fn, this}; }
 };
 
@@ -317,7 +317,7 @@ void request_response(Test &t)
 	/* b received the request: its agent id, the sender's address. */
 	WEFT_EXPECT_TRUE(t, b.readable());
 	WEFT_EXPECT_EQ(t, b.poll(), WEFT_UMAD_POLL_IN);
-	WEFT_EXPECT_GE(t, wb.n, 1);
+	WEFT_EXPECT_GE(t, wb.n.load(Order::Relaxed), 1);
 	Msg &in = e.in;
 	WEFT_ASSERT_EQ(t, read(b, in, sizeof(in.bytes)).value(), hs + 256);
 	WEFT_EXPECT_EQ(t, in.hdr().id, idb);
@@ -480,10 +480,10 @@ void port_gone(Test &t)
 	uint32_t id = reg(f, reg_req(1, perf, 1, 1u << iba::method::set)).value();
 	Msg &s = request(e.resp, hs, id, perf, iba::method::set, 0, 1);
 	WEFT_ASSERT_EQ(t, write(f, s, hs + 256).value(), hs + 256);
-	int wakes = w.n;
+	int wakes = w.n.load(Order::Relaxed);
 	f.kill();
 	port.gone = true;
-	WEFT_EXPECT_GT(t, w.n, wakes); /* readers woken */
+	WEFT_EXPECT_GT(t, w.n.load(Order::Relaxed), wakes); /* readers woken */
 	WEFT_EXPECT_TRUE(t, f.readable());
 	WEFT_EXPECT_EQ(t, f.poll(), WEFT_UMAD_POLL_ERR);
 	Msg &out = e.out;
