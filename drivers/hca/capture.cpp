@@ -11,7 +11,7 @@
 
 namespace weft::hca {
 
-int capture_users;
+constinit Atomic<int> capture_users;
 unsigned int capture_ring_kb = 1024;
 
 namespace {
@@ -39,7 +39,7 @@ Result<Own<CaptureRing>> CaptureRing::create(Gfp gfp, size_t bytes)
 	h.snaplen.set(capture_snaplen);
 	h.linktype.set(linktype_infiniband);
 	/* Not yet visible to anyone: no lock needed. */
-	ring->head_ = ring->put(0, &h, sizeof(h));
+	ring->head_.store(ring->put(0, &h, sizeof(h)), Order::Relaxed);
 	return ring;
 }
 
@@ -58,9 +58,11 @@ bool CaptureRing::push(ConstBytes pkt, uint64_t (*clock)(void))
 	size_t need = sizeof(PcapRecordHeader) + incl;
 	SpinGuardIrq g(lock_);
 	/* Acquire: the reader is done with the bytes it released. */
-	uint64_t tail = __atomic_load_n(&tail_, __ATOMIC_ACQUIRE);
-	if (buf_.size() - (head_ - tail) < need) {
-		__atomic_fetch_add(&dropped_, 1, __ATOMIC_RELAXED);
+	uint64_t tail = tail_.load(Order::Acquire);
+	/* Relaxed: head_ is written only under lock_, which we hold. */
+	const uint64_t head = head_.load(Order::Relaxed);
+	if (buf_.size() - (head - tail) < need) {
+		dropped_.fetch_add(1, Order::Relaxed);
 		return false;
 	}
 	uint64_t ns = clock();
@@ -69,17 +71,18 @@ bool CaptureRing::push(ConstBytes pkt, uint64_t (*clock)(void))
 	r.ts_frac.set(static_cast<uint32_t>(ns % 1000000000u));
 	r.incl_len.set(incl);
 	r.orig_len.set(static_cast<uint32_t>(pkt.size()));
-	uint64_t pos = put(head_, &r, sizeof(r));
+	uint64_t pos = put(head, &r, sizeof(r));
 	pos = put(pos, pkt.data(), incl);
 	/* Release: the reader sees a record only once all of it is written. */
-	__atomic_store_n(&head_, pos, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&packets_, 1, __ATOMIC_RELAXED);
+	head_.store(pos, Order::Release);
+	packets_.fetch_add(1, Order::Relaxed);
 	return true;
 }
 
 size_t CaptureRing::available() const
 {
-	return static_cast<size_t>(__atomic_load_n(&head_, __ATOMIC_ACQUIRE) - tail_);
+	/* Relaxed tail_: only the reader, the caller, writes it. */
+	return static_cast<size_t>(head_.load(Order::Acquire) - tail_.load(Order::Relaxed));
 }
 
 Capture::Capture(Port &p, Own<CaptureRing> ring)
@@ -97,10 +100,10 @@ Result<Capture *> Capture::open(Port &port)
 	MutexGuard g(Fabric::get().capture_lock);
 	if (!port.capture_open_ok_)
 		return Error(err::ENODEV);
-	if (port.capture_)
+	if (port.capture_.load(Order::Relaxed)) /* written only under capture_lock */
 		return Error(err::EBUSY);
-	__atomic_store_n(&port.capture_, c.get(), __ATOMIC_RELEASE);
-	__atomic_add_fetch(&capture_users, 1, __ATOMIC_RELAXED);
+	port.capture_.store(c.get(), Order::Release);
+	capture_users.fetch_add(1, Order::Relaxed);
 	log.info("%s: capture started", c->label_);
 	return c.release();
 }
@@ -108,10 +111,10 @@ Result<Capture *> Capture::open(Port &port)
 void Capture::detach_locked()
 {
 	Fabric::get().capture_lock.assert_held();
-	__atomic_store_n(&port_->capture_, nullptr, __ATOMIC_RELEASE);
-	__atomic_sub_fetch(&capture_users, 1, __ATOMIC_RELAXED);
+	port_->capture_.store(nullptr, Order::Release);
+	capture_users.fetch_sub(1, Order::Relaxed);
 	port_ = nullptr;
-	__atomic_store_n(&detached_, true, __ATOMIC_RELEASE);
+	detached_.store(true, Order::Release);
 	readable_.wake_all();
 }
 
@@ -132,10 +135,11 @@ void Capture::close()
 
 void Capture::record(Port &at, ConstBytes pkt)
 {
+	/* Raw builtins: these two are plain u64s that debugfs reads (fabric.h). */
 	if (ring_->push(pkt, weft_capture_clock_ns))
-		PortCounters::bump(at.capture_packets);
+		__atomic_fetch_add(&at.capture_packets, 1, __ATOMIC_RELAXED);
 	else
-		PortCounters::bump(at.capture_dropped);
+		__atomic_fetch_add(&at.capture_dropped, 1, __ATOMIC_RELAXED);
 	readable_.wake_all();
 }
 
@@ -167,8 +171,8 @@ void Capture::remove_node(Node &n)
 			if (!p)
 				continue;
 			p->capture_open_ok_ = false;
-			if (p->capture_)
-				p->capture_->detach_locked();
+			if (Capture *c = p->capture_.load(Order::Relaxed)) /* we hold capture_lock */
+				c->detach_locked();
 		}
 		dir = exchange(n.capture_dir, nullptr);
 	}
@@ -184,9 +188,9 @@ void Capture::remove_node(Node &n)
 void Port::tap_slow(PacketBuf &pkt)
 {
 	RcuReadGuard rcu;
-	Capture *tx = __atomic_load_n(&capture_, __ATOMIC_ACQUIRE);
+	Capture *tx = capture_.load(Order::Acquire);
 	Port *p = peer();
-	Capture *rx = p ? __atomic_load_n(&p->capture_, __ATOMIC_ACQUIRE) : nullptr;
+	Capture *rx = p ? p->capture_.load(Order::Acquire) : nullptr;
 	if (!tx && !rx)
 		return;
 	/* A payload whose sender's memory went away is not captured: the packet is lost anyway. */

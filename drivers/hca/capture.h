@@ -84,9 +84,11 @@ public:
 		size_t n = available();
 		if (n > max)
 			n = max;
+		/* Relaxed: only the reader writes tail_, and we are it. */
+		const uint64_t tail = tail_.load(Order::Relaxed);
 		size_t done = 0;
 		while (done < n) {
-			size_t off = (tail_ + done) % buf_.size();
+			size_t off = (tail + done) % buf_.size();
 			size_t piece = buf_.size() - off;
 			if (piece > n - done)
 				piece = n - done;
@@ -99,12 +101,12 @@ public:
 			done += piece;
 		}
 		/* Release: the bytes are copied out before writers may reuse them. */
-		__atomic_store_n(&tail_, tail_ + done, __ATOMIC_RELEASE);
+		tail_.store(tail + done, Order::Release);
 		return done;
 	}
 
-	uint64_t packets() const { return __atomic_load_n(&packets_, __ATOMIC_RELAXED); }
-	uint64_t dropped() const { return __atomic_load_n(&dropped_, __ATOMIC_RELAXED); }
+	uint64_t packets() const { return packets_.load(Order::Relaxed); }
+	uint64_t dropped() const { return dropped_.load(Order::Relaxed); }
 	size_t size() const { return buf_.size(); }
 
 	explicit CaptureRing(Array<uint8_t> buf);
@@ -115,9 +117,9 @@ private:
 
 	SpinLock lock_;
 	Array<uint8_t> buf_;
-	uint64_t head_ = 0; /* bytes ever written; under lock_, read by the reader */
-	uint64_t tail_ = 0; /* bytes ever consumed; written by the reader only */
-	uint64_t packets_ = 0, dropped_ = 0;
+	Atomic<uint64_t> head_{0}; /* bytes ever written; under lock_, read by the reader */
+	Atomic<uint64_t> tail_{0}; /* bytes ever consumed; written by the reader only */
+	Atomic<uint64_t> packets_{0}, dropped_{0};
 };
 
 /*
@@ -160,7 +162,7 @@ public:
 	 */
 	static void remove_node(Node &n);
 
-	bool detached() const { return __atomic_load_n(&detached_, __ATOMIC_ACQUIRE); }
+	bool detached() const { return detached_.load(Order::Acquire); }
 	const CaptureRing &ring() const { return *ring_; }
 
 	Capture(Port &p, Own<CaptureRing> ring);
@@ -185,7 +187,7 @@ private:
 	WaitQueue readable_;
 	Mutex read_lock_;
 	Port *port_; /* under Fabric::capture_lock; null once detached */
-	bool detached_ = false;
+	Atomic<bool> detached_{false};
 	char label_[32]; /* "<device> port<N>", for the log once the port is gone */
 };
 

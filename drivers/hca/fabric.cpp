@@ -149,7 +149,7 @@ Result<Own<PacketBuf>> PacketBuf::segment(uint32_t i, Gfp gfp) const
 
 verbs::PortCounterValues PortCounters::read() const
 {
-	auto rd = [](const uint64_t &v) { return __atomic_load_n(&v, __ATOMIC_RELAXED); };
+	auto rd = [](const Atomic<uint64_t> &v) { return v.load(Order::Relaxed); };
 	verbs::PortCounterValues out;
 	out.xmit_packets = rd(xmit_packets);
 	out.rcv_packets = rd(rcv_packets);
@@ -182,19 +182,19 @@ void Port::transmit_segments(Own<PacketBuf> pkt)
 void Port::set_link(verbs::PhysState ph, verbs::PortState st)
 {
 	SpinGuardBh g(node.mgmt_lock);
-	__atomic_store_n(&phys, ph, __ATOMIC_RELAXED);
-	__atomic_store_n(&state, st, __ATOMIC_RELAXED);
+	phys.store(ph, Order::Relaxed);
+	state.store(st, Order::Relaxed);
 }
 
 void Port::transmit(Own<PacketBuf> pkt)
 {
 	/* IBA 5.4: nothing leaves a port whose link is not up (Disabled by the SM, or its peer). */
-	if (__builtin_expect(__atomic_load_n(&phys, __ATOMIC_RELAXED) != verbs::PhysState::LinkUp, 0)) {
+	if (__builtin_expect(phys.load(Order::Relaxed) != verbs::PhysState::LinkUp, 0)) {
 		PortCounters::bump(counters.xmit_discards, pkt->burst);
 		return;
 	}
 	const bool faulty = faults_.armed();
-	if (pkt->burst > 1 && (__atomic_load_n(&capture_users, __ATOMIC_RELAXED) || faulty))
+	if (pkt->burst > 1 && (capture_users.load(Order::Relaxed) || faulty))
 		return transmit_segments(move(pkt));
 	tap(*pkt);
 	RcuReadGuard rcu;
@@ -230,7 +230,7 @@ Fabric &Fabric::get()
 uint64_t Fabric::next_guid()
 {
 	/* A locally administered EUI-64 range: 0x02 in the top byte. */
-	return 0x0200000000000000ull | 0x00574654ull << 24 | __atomic_add_fetch(&guid_seq_, 1, __ATOMIC_RELAXED);
+	return 0x0200000000000000ull | 0x00574654ull << 24 | (guid_seq_.fetch_add(1, Order::Relaxed) + 1);
 }
 
 void Fabric::add(Node &n)
@@ -256,10 +256,10 @@ void Fabric::remove(Node &n)
 	Port *far[64] = {};
 	for (uint8_t i = 0; i <= n.port_count() && i < 64; i++) {
 		Port *p = n.port(i);
-		if (p && p->peer_) {
-			Port *q = p->peer_;
-			__atomic_store_n(&p->peer_, nullptr, __ATOMIC_RELEASE);
-			__atomic_store_n(&q->peer_, nullptr, __ATOMIC_RELEASE);
+		Port *q = p ? p->peer_.load(Order::Relaxed) : nullptr; /* ours: under the mutex */
+		if (q) {
+			p->peer_.store(nullptr, Order::Release);
+			q->peer_.store(nullptr, Order::Release);
 			q->set_link(verbs::PhysState::Polling, verbs::PortState::Down);
 			q->node.link_changed(*q);
 			far[i] = q;
@@ -283,13 +283,14 @@ Result<void> Fabric::connect(Port &a, Port &b)
 	MutexGuard g(lock);
 	if (!a.node.on_fabric_ || !b.node.on_fabric_)
 		return Error(err::ENODEV);
-	if (&a == &b || a.peer_ || b.peer_ || a.num == 0 || b.num == 0)
+	if (&a == &b || a.peer_.load(Order::Relaxed) || b.peer_.load(Order::Relaxed) || a.num == 0 ||
+	    b.num == 0)
 		return Error(err::EBUSY);
 	Port *ends[] = {&a, &b};
 	for (Port *p : ends)
 		p->set_link(verbs::PhysState::LinkUp, verbs::PortState::Init);
-	__atomic_store_n(&a.peer_, &b, __ATOMIC_RELEASE);
-	__atomic_store_n(&b.peer_, &a, __ATOMIC_RELEASE);
+	a.peer_.store(&b, Order::Release);
+	b.peer_.store(&a, Order::Release);
 	a.node.link_changed(a);
 	b.node.link_changed(b);
 	return ok();
@@ -299,11 +300,11 @@ void Fabric::disconnect(Port &p, Port *only_peer)
 {
 	/* The mutex stays held until the held packets are gone: no reconnect in between. */
 	MutexGuard g(lock);
-	Port *q = p.peer_;
+	Port *q = p.peer_.load(Order::Relaxed); /* peers change only under the mutex we hold */
 	if (!q || (only_peer && q != only_peer))
 		return;
-	__atomic_store_n(&p.peer_, nullptr, __ATOMIC_RELEASE);
-	__atomic_store_n(&q->peer_, nullptr, __ATOMIC_RELEASE);
+	p.peer_.store(nullptr, Order::Release);
+	q->peer_.store(nullptr, Order::Release);
 	Port *ends[] = {&p, q};
 	for (Port *x : ends) {
 		x->set_link(verbs::PhysState::Polling, verbs::PortState::Down);
@@ -387,8 +388,8 @@ void Fabric::autoconfigure()
 				continue;
 			p->sm_lid = 0;
 			/* Only a port that becomes active is news (IBA 11.6.3.3). */
-			bool was_active = p->state == verbs::PortState::Active;
-			p->set_link(p->phys, verbs::PortState::Active);
+			bool was_active = p->state.load(Order::Relaxed) == verbs::PortState::Active;
+			p->set_link(p->phys.load(Order::Relaxed), verbs::PortState::Active);
 			if (!was_active)
 				n.link_changed(*p);
 		}

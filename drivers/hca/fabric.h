@@ -12,6 +12,7 @@
 #define WEFT_HCA_FABRIC_H
 
 #include <weft/alloc.h>
+#include <weft/atomic.h>
 #include <weft/list.h>
 #include <weft/lock.h>
 #include <weft/verbs/types.h>
@@ -97,21 +98,22 @@ namespace weft::hca {
 
 /* Per-port counters (IBA 16.1.3.5 PortCounters), updated lock-free. */
 struct PortCounters {
-	uint64_t xmit_packets, rcv_packets;
-	uint64_t xmit_words, rcv_words; /* 32-bit words, as IBA counts data */
-	uint64_t xmit_discards;		 /* no link, port not ACTIVE, no route */
-	uint64_t rcv_errors;		 /* malformed or bad CRC */
-	uint64_t vl15_dropped;
-	uint64_t bad_pkey, bad_qkey;
-	uint64_t link_downed;
-	uint64_t no_dest_qp; /* Weft: well-formed, but no such QP */
+	Atomic<uint64_t> xmit_packets, rcv_packets;
+	Atomic<uint64_t> xmit_words, rcv_words; /* 32-bit words, as IBA counts data */
+	Atomic<uint64_t> xmit_discards;		 /* no link, port not ACTIVE, no route */
+	Atomic<uint64_t> rcv_errors;		 /* malformed or bad CRC */
+	Atomic<uint64_t> vl15_dropped;
+	Atomic<uint64_t> bad_pkey, bad_qkey;
+	Atomic<uint64_t> link_downed;
+	Atomic<uint64_t> no_dest_qp; /* Weft: well-formed, but no such QP */
 	/* Weft (mlx5's name): arrived with no receive WQE: UD dropped, RC RNR NAKed */
-	uint64_t out_of_buffer;
-	uint64_t unicast_xmit, unicast_rcv, multicast_xmit, multicast_rcv;
+	Atomic<uint64_t> out_of_buffer;
+	Atomic<uint64_t> unicast_xmit, unicast_rcv, multicast_xmit, multicast_rcv;
 
-	static void bump(uint64_t &c, uint64_t n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
+	/* Relaxed: a counter orders nothing; readers only want an untorn value. */
+	static void bump(Atomic<uint64_t> &c, uint64_t n = 1) { c.fetch_add(n, Order::Relaxed); }
 	/* Zero @c (a PMA Set, IBA 16.1.3.5); increments racing with it land before or after. */
-	static void clear(uint64_t &c) { __atomic_store_n(&c, 0, __ATOMIC_RELAXED); }
+	static void clear(Atomic<uint64_t> &c) { c.store(0, Order::Relaxed); }
 	/* What readers see (verbs sysfs, the PMA): each counter read atomically. */
 	verbs::PortCounterValues read() const;
 };
@@ -120,7 +122,7 @@ class Node;
 class Capture;
 
 /* Captures open on any port (capture.cpp): the tap's whole cost when zero. */
-extern int capture_users;
+extern Atomic<int> capture_users;
 
 class Port {
 public:
@@ -143,7 +145,7 @@ public:
 	 */
 	void tap(PacketBuf &pkt)
 	{
-		if (__builtin_expect(__atomic_load_n(&capture_users, __ATOMIC_RELAXED) != 0, 0))
+		if (__builtin_expect(capture_users.load(Order::Relaxed) != 0, 0))
 			tap_slow(pkt);
 	}
 
@@ -153,18 +155,23 @@ public:
 	/* PortInfo fields (IBA 14.2.5.6) this port holds. */
 	uint16_t lid = 0, sm_lid = 0;
 	uint8_t lmc = 0, sm_sl = 0;
-	verbs::PortState state = verbs::PortState::Down;
-	verbs::PhysState phys = verbs::PhysState::Polling;
+	/* Written under node.mgmt_lock (set_link, the SMA); the data path reads them without it. */
+	Atomic<verbs::PortState> state{verbs::PortState::Down};
+	Atomic<verbs::PhysState> phys{verbs::PhysState::Polling};
 	/* IBA 10.9.1 P_Key table; entry 0 is the default partition. */
 	static constexpr uint16_t pkey_table_len = 16;
 	uint16_t pkeys[pkey_table_len] = {0xffff};
 	/* The rest of PortInfo and the tables the SMA keeps (port_mgmt.h), under node.mgmt_lock. */
 	PortMgmt mgmt;
 	PortCounters counters{};
-	/* Packets captured here and lost to a full capture ring, since load (debugfs). */
+	/*
+	 * Packets captured here and lost to a full capture ring, since load.
+	 * Plain integers, not Atomic: debugfs_create_u64 reads them through a
+	 * u64 pointer (shim_capture.c); capture.cpp bumps them atomically.
+	 */
 	uint64_t capture_packets = 0, capture_dropped = 0;
 
-	Port *peer() const { return __atomic_load_n(&peer_, __ATOMIC_ACQUIRE); }
+	Port *peer() const { return peer_.load(Order::Acquire); }
 	/* Link and port state together, as one change under node.mgmt_lock (any context). */
 	void set_link(verbs::PhysState ph, verbs::PortState st);
 
@@ -173,9 +180,9 @@ private:
 	friend class Capture;
 	void tap_slow(PacketBuf &pkt);
 
-	Port *peer_ = nullptr; /* RCU-published; written under the fabric mutex */
+	Atomic<Port *> peer_{nullptr}; /* RCU-published; written under the fabric mutex */
 	/* The open capture; RCU-published, written under Fabric::capture_lock. */
-	Capture *capture_ = nullptr;
+	Atomic<Capture *> capture_{nullptr};
 	bool capture_open_ok_ = false; /* its debugfs file exists; under capture_lock */
 	Faults faults_;
 };
@@ -276,9 +283,9 @@ public:
 	void *engine_wq = nullptr;
 
 	/* By-reference payloads copied into their packets (the second copy the fast path avoids). */
-	uint64_t materialized = 0;
+	Atomic<uint64_t> materialized{0};
 	/* Packets that travelled inside a burst (one packet step for several). */
-	uint64_t burst_packets = 0;
+	Atomic<uint64_t> burst_packets{0};
 
 	Mutex lock;
 	List<Node, &Node::fabric_node> nodes;
@@ -289,7 +296,7 @@ public:
 	Fabric();
 
 private:
-	uint64_t guid_seq_ = 0;
+	Atomic<uint64_t> guid_seq_{0};
 };
 
 } // namespace weft::hca

@@ -37,7 +37,7 @@ Result<void> Faults::set_probability(FaultKind k, uint32_t ppm)
 {
 	if (idx(k) >= fault_kinds || ppm > ppm_all)
 		return Error(err::EINVAL);
-	__atomic_store_n(&knob(k).ppm, ppm, __ATOMIC_RELAXED);
+	knob(k).ppm.store(ppm, Order::Relaxed);
 	if (ppm)
 		arm();
 	return ok();
@@ -47,7 +47,7 @@ void Faults::set_count(FaultKind k, uint32_t n)
 {
 	if (idx(k) >= fault_kinds)
 		return;
-	__atomic_store_n(&knob(k).count, n, __ATOMIC_RELAXED);
+	knob(k).count.store(n, Order::Relaxed);
 	if (n)
 		arm();
 }
@@ -57,9 +57,9 @@ Result<void> Faults::set_hold_ms(FaultKind k, uint32_t ms)
 	if (ms == 0 || ms > max_hold_ms)
 		return Error(err::EINVAL);
 	if (k == FaultKind::Delay)
-		__atomic_store_n(&delay_ms_, ms, __ATOMIC_RELAXED);
+		delay_ms_.store(ms, Order::Relaxed);
 	else if (k == FaultKind::Reorder)
-		__atomic_store_n(&reorder_ms_, ms, __ATOMIC_RELAXED);
+		reorder_ms_.store(ms, Order::Relaxed);
 	else
 		return Error(err::EINVAL);
 	return ok();
@@ -68,9 +68,9 @@ Result<void> Faults::set_hold_ms(FaultKind k, uint32_t ms)
 uint32_t Faults::hold_ms(FaultKind k) const
 {
 	if (k == FaultKind::Delay)
-		return load(delay_ms_);
+		return delay_ms_.load(Order::Relaxed);
 	if (k == FaultKind::Reorder)
-		return load(reorder_ms_);
+		return reorder_ms_.load(Order::Relaxed);
 	return 0;
 }
 
@@ -80,10 +80,10 @@ void Faults::clear()
 	 * Disarm first: a transmitter that still sees armed_ finds zero
 	 * knobs, one that does not skips them, both are right.
 	 */
-	__atomic_store_n(&armed_, false, __ATOMIC_RELAXED);
+	armed_.store(false, Order::Relaxed);
 	for (Knob &k : knobs_) {
-		__atomic_store_n(&k.count, 0u, __ATOMIC_RELAXED);
-		__atomic_store_n(&k.ppm, 0u, __ATOMIC_RELAXED);
+		k.count.store(0, Order::Relaxed);
+		k.ppm.store(0, Order::Relaxed);
 	}
 }
 
@@ -91,13 +91,12 @@ bool Faults::decide(FaultKind k)
 {
 	Knob &kn = knob(k);
 	/* Counts first, taken one at a time by whoever wins the exchange. */
-	uint32_t c = load(kn.count);
+	uint32_t c = kn.count.load(Order::Relaxed);
 	while (c) {
-		if (__atomic_compare_exchange_n(&kn.count, &c, c - 1, false, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
+		if (kn.count.compare_exchange(c, c - 1, Order::Relaxed, Order::Relaxed))
 			return true;
 	}
-	uint32_t ppm = load(kn.ppm);
+	uint32_t ppm = kn.ppm.load(Order::Relaxed);
 	if (ppm == 0)
 		return false;
 	return ppm >= ppm_all || random_below(ppm_all) < ppm;
@@ -143,12 +142,12 @@ void Faults::transmit(Port &to, Own<PacketBuf> pkt)
 	}
 	if (decide(FaultKind::Delay)) {
 		bump(FaultKind::Delay);
-		hold(delayed_, load(delay_ms_), move(pkt), move(copy));
+		hold(delayed_, delay_ms_.load(Order::Relaxed), move(pkt), move(copy));
 		return;
 	}
 	if (decide(FaultKind::Reorder)) {
 		bump(FaultKind::Reorder);
-		hold(reordered_, load(reorder_ms_), move(pkt), move(copy));
+		hold(reordered_, reorder_ms_.load(Order::Relaxed), move(pkt), move(copy));
 		return;
 	}
 	Port::deliver(to, move(pkt));
@@ -168,7 +167,7 @@ void Faults::hold(Queue &q, uint32_t ms, Own<PacketBuf> pkt, Own<PacketBuf> copy
 				continue;
 			b->hold_until = due;
 			q.push_back(*b.release());
-			__atomic_fetch_add(&held_, 1, __ATOMIC_RELAXED);
+			held_.fetch_add(1, Order::Relaxed);
 		}
 	}
 	/* Already pending: it fires no later than this packet's deadline needs. */
@@ -187,14 +186,14 @@ void Faults::deliver_all(Port *to, Queue &q)
 /* A packet went straight through: whatever waited to be overtaken follows it. */
 void Faults::release_overtaken(Port &to)
 {
-	if (!load(held_))
+	if (!held_.load(Order::Relaxed))
 		return;
 	Queue out;
 	{
 		SpinGuardBh g(lock_);
 		while (PacketBuf *b = reordered_.pop_front()) {
 			out.push_back(*b);
-			__atomic_fetch_sub(&held_, 1, __ATOMIC_RELAXED);
+			held_.fetch_sub(1, Order::Relaxed);
 		}
 	}
 	deliver_all(&to, out);
@@ -214,7 +213,7 @@ void Faults::release_due(DelayedWork &w)
 			while (PacketBuf *b = q->pop_front()) {
 				if (static_cast<int64_t>(b->hold_until - now) <= 0) {
 					out.push_back(*b);
-					__atomic_fetch_sub(&f.held_, 1, __ATOMIC_RELAXED);
+					f.held_.fetch_sub(1, Order::Relaxed);
 				} else {
 					keep.push_back(*b);
 					if (!next || static_cast<int64_t>(b->hold_until - next) < 0)
@@ -247,7 +246,7 @@ void Faults::purge()
 		SpinGuardBh g(lock_);
 		gone.splice_back(delayed_);
 		gone.splice_back(reordered_);
-		__atomic_store_n(&held_, 0u, __ATOMIC_RELAXED);
+		held_.store(0, Order::Relaxed);
 	}
 	deliver_all(nullptr, gone);
 }

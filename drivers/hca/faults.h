@@ -62,16 +62,16 @@ public:
 	/* Every count and probability to 0 (counters and hold times stay). */
 	void clear();
 
-	uint32_t probability(FaultKind k) const { return load(knob(k).ppm); }
-	uint32_t count(FaultKind k) const { return load(knob(k).count); }
+	uint32_t probability(FaultKind k) const { return knob(k).ppm.load(Order::Relaxed); }
+	uint32_t count(FaultKind k) const { return knob(k).count.load(Order::Relaxed); }
 	uint32_t hold_ms(FaultKind k) const;
 	/* Faults injected so far, by kind. */
-	uint64_t injected(FaultKind k) const { return load(injected_[idx(k)]); }
+	uint64_t injected(FaultKind k) const { return injected_[idx(k)].load(Order::Relaxed); }
 	/* Packets held right now (Delay and Reorder). */
-	uint32_t held() const { return load(held_); }
+	uint32_t held() const { return held_.load(Order::Relaxed); }
 
 	/* Data path, from Port::transmit (under RCU, @to is the live peer). */
-	bool armed() const { return load(armed_); }
+	bool armed() const { return armed_.load(Order::Relaxed); }
 	void transmit(Port &to, Own<PacketBuf> pkt);
 
 	/*
@@ -85,18 +85,18 @@ public:
 	bool decide(FaultKind k);
 
 private:
+	/* Knobs, counters and hold times are set from configfs while packets flow: all Relaxed. */
 	struct Knob {
-		uint32_t count;
-		uint32_t ppm;
+		Atomic<uint32_t> count;
+		Atomic<uint32_t> ppm;
 	};
 	using Queue = PacketQueue;
 
 	static size_t idx(FaultKind k) { return static_cast<size_t>(k); }
-	template <typename T> static T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_RELAXED); }
 	Knob &knob(FaultKind k) { return knobs_[idx(k)]; }
 	const Knob &knob(FaultKind k) const { return knobs_[idx(k)]; }
-	void bump(FaultKind k) { __atomic_fetch_add(&injected_[idx(k)], 1, __ATOMIC_RELAXED); }
-	void arm() { __atomic_store_n(&armed_, true, __ATOMIC_RELAXED); }
+	void bump(FaultKind k) { injected_[idx(k)].fetch_add(1, Order::Relaxed); }
+	void arm() { armed_.store(true, Order::Relaxed); }
 
 	void hold(Queue &q, uint32_t ms, Own<PacketBuf> pkt, Own<PacketBuf> copy);
 	void release_overtaken(Port &to);
@@ -105,10 +105,10 @@ private:
 
 	Port &port_;
 	Knob knobs_[fault_kinds] = {};
-	uint64_t injected_[fault_kinds] = {};
-	uint32_t delay_ms_ = 10, reorder_ms_ = 10;
-	uint32_t held_ = 0;
-	bool armed_ = false; /* some knob was set since the last clear() */
+	Atomic<uint64_t> injected_[fault_kinds] = {};
+	Atomic<uint32_t> delay_ms_{10}, reorder_ms_{10};
+	Atomic<uint32_t> held_{0};
+	Atomic<bool> armed_{false}; /* some knob was set since the last clear() */
 
 	SpinLock lock_; /* the two queues */
 	Queue delayed_, reordered_;

@@ -25,13 +25,13 @@ constexpr uint32_t hca_max_qp = 1024;
  * (comp_vector_cpu), as one pins a real HCA's interrupts away from the
  * CPUs running the application.
  */
-uint32_t hcas_made;
+constinit Atomic<uint32_t> hcas_made;
 
 verbs::DeviceAttr hca_attr()
 {
 	verbs::DeviceAttr a;
 	a.num_comp_vectors = weft_online_cpus();
-	const uint32_t nth = __atomic_fetch_add(&hcas_made, 1, __ATOMIC_RELAXED);
+	const uint32_t nth = hcas_made.fetch_add(1, Order::Relaxed);
 	a.comp_vector_base = weft_hca_comp_vector_cpu >= 0 ? uint32_t(weft_hca_comp_vector_cpu) : nth;
 	a.vendor_id = 0x0051ef;
 	a.vendor_part_id = 0x4341;
@@ -131,7 +131,7 @@ void Hca::deliver_events(Work &w)
 void Hca::port_changed(Port &p, uint8_t what, verbs::PortState was)
 {
 	using verbs::EventType;
-	const bool active = p.state == verbs::PortState::Active, was_active = was == verbs::PortState::Active;
+	const bool active = p.state.load(Order::Relaxed) == verbs::PortState::Active, was_active = was == verbs::PortState::Active;
 	if ((what & port_change::state) && was_active && !active)
 		queue_event(EventType::PortErr, p.num);
 	if (what & port_change::lid)
@@ -174,9 +174,9 @@ Result<void> Hca::modify_port(uint8_t num, uint32_t set_caps, uint32_t clear_cap
 
 void Hca::link_changed(Port &p)
 {
-	verbs::EventType t = p.state == verbs::PortState::Active ? verbs::EventType::PortActive
+	verbs::EventType t = p.state.load(Order::Relaxed) == verbs::PortState::Active ? verbs::EventType::PortActive
 								  : verbs::EventType::PortErr;
-	if (p.state == verbs::PortState::Init)
+	if (p.state.load(Order::Relaxed) == verbs::PortState::Init)
 		return; /* neither usable nor a loss of an active port */
 	dispatch_event(verbs::Event{t, this, p.num});
 }
@@ -254,7 +254,7 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 	}
 	const Packet &p = parsed.value();
 	bool vl15 = iba::Lrh::Vl::get(p.lrh->vl_lver) == 15;
-	if (!vl15 && in.state != verbs::PortState::Active) {
+	if (!vl15 && in.state.load(Order::Relaxed) != verbs::PortState::Active) {
 		PortCounters::bump(in.counters.rcv_errors);
 		return;
 	}
@@ -299,8 +299,8 @@ Result<void> Hca::query_port(uint8_t port, verbs::PortAttr &out)
 	if (!p)
 		return Error(err::EINVAL);
 	out = verbs::PortAttr();
-	out.state = p->state;
-	out.phys_state = p->phys;
+	out.state = p->state.load(Order::Relaxed);
+	out.phys_state = p->phys.load(Order::Relaxed);
 	out.lid = p->lid;
 	out.sm_lid = p->sm_lid;
 	out.lmc = p->lmc;
@@ -315,8 +315,8 @@ Result<void> Hca::query_port(uint8_t port, verbs::PortAttr &out)
 	out.max_vl_num = 1;
 	out.active_width = 2;  /* 4X */
 	out.active_speed = 32; /* EDR */
-	out.bad_pkey_cntr = static_cast<uint32_t>(p->counters.bad_pkey);
-	out.qkey_viol_cntr = static_cast<uint32_t>(p->counters.bad_qkey);
+	out.bad_pkey_cntr = static_cast<uint32_t>(p->counters.bad_pkey.load(Order::Relaxed));
+	out.qkey_viol_cntr = static_cast<uint32_t>(p->counters.bad_qkey.load(Order::Relaxed));
 	return ok();
 }
 

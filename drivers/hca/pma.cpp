@@ -90,7 +90,7 @@ PortCounterValues sum(Node &node, PortRange r)
 /* A select bit and the data path counter it clears. */
 struct Clearable {
 	uint16_t bit;
-	uint64_t PortCounters::*counter;
+	Atomic<uint64_t> PortCounters::*counter;
 };
 
 /* IBA 16.1.3.5 CounterSelect: bits naming a counter Weft keeps; the rest are honest zeros. */

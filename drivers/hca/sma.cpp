@@ -182,7 +182,7 @@ void finish(Ctx &c)
 	if (Port *p = c.link_reset) {
 		RcuReadGuard rcu;
 		if (Port *q = p->peer()) {
-			verbs::PortState was = q->state;
+			verbs::PortState was = q->state.load(Order::Relaxed);
 			if (c.link_disabled)
 				q->set_link(verbs::PhysState::Polling, verbs::PortState::Down);
 			else

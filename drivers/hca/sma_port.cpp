@@ -56,8 +56,8 @@ void fill(Ctx &c, const Port &p)
 	pi.link_width_supported.set(port_caps::widths_supported);
 	pi.link_width_active.set(port_caps::width_4x);
 	PortInfo::LinkSpeedSupported::set(pi.speed_state, port_caps::speeds_supported);
-	PortInfo::PortState::set(pi.speed_state, static_cast<uint8_t>(p.state));
-	PortInfo::PhysState::set(pi.phys_down, static_cast<uint8_t>(p.phys));
+	PortInfo::PortState::set(pi.speed_state, static_cast<uint8_t>(p.state.load(Order::Relaxed)));
+	PortInfo::PhysState::set(pi.phys_down, static_cast<uint8_t>(p.phys.load(Order::Relaxed)));
 	PortInfo::LinkDownDefault::set(pi.phys_down, m.link_down_default);
 	PortInfo::LinkSpeedActive::set(pi.speed_act_en, port_caps::speed_qdr);
 	PortInfo::LinkSpeedEnabled::set(pi.speed_act_en, m.link_speed_enabled);
@@ -70,8 +70,8 @@ void fill(Ctx &c, const Port &p)
 	PortInfo::VlStallCount::set(pi.stall_hoq, m.vl_stall_count);
 	PortInfo::HoqLife::set(pi.stall_hoq, m.hoq_life);
 	pi.opvls_enforce.set(static_cast<uint8_t>(m.operational_vls << 4 | (m.enforce & 0xf)));
-	pi.p_key_violations.set(saturate16(__atomic_load_n(&p.counters.bad_pkey, __ATOMIC_RELAXED)));
-	pi.q_key_violations.set(saturate16(__atomic_load_n(&p.counters.bad_qkey, __ATOMIC_RELAXED)));
+	pi.p_key_violations.set(saturate16(p.counters.bad_pkey.load(Order::Relaxed)));
+	pi.q_key_violations.set(saturate16(p.counters.bad_qkey.load(Order::Relaxed)));
 	pi.guid_cap.set(1);
 	PortInfo::RespTimeValue::set(pi.resp_time, port_caps::resp_time_value);
 	PortInfo::LocalPhyErrors::set(pi.error_thresholds, m.local_phy_errors);
@@ -110,7 +110,7 @@ bool valid_state(uint8_t want, PortState cur)
 
 bool valid_phys(uint8_t want, const Port &p, bool is_switch)
 {
-	if (want == iba::phys_state_nop || want == static_cast<uint8_t>(p.phys))
+	if (want == iba::phys_state_nop || want == static_cast<uint8_t>(p.phys.load(Order::Relaxed)))
 		return true;
 	/* A switch's management port has no physical link. */
 	if (is_switch && p.num == 0)
@@ -122,7 +122,7 @@ uint16_t validate(const Ctx &c, const Port &p, const PortInfo &pi)
 {
 	if (holds_subnet_fields(c, p) && pi.lid.get() >= multicast_lid_base)
 		return status::invalid_value;
-	if (!valid_state(PortInfo::PortState::get(pi.speed_state), p.state) ||
+	if (!valid_state(PortInfo::PortState::get(pi.speed_state), p.state.load(Order::Relaxed)) ||
 	    !valid_phys(PortInfo::PhysState::get(pi.phys_down), p, c.node.is_switch()))
 		return status::invalid_value;
 	if (PortInfo::LinkDownDefault::get(pi.phys_down) > 2)
@@ -191,8 +191,8 @@ void apply_link_fields(PortMgmt &m, const PortInfo &pi)
 
 void set_state(Port &p, PhysState ph, PortState st)
 {
-	__atomic_store_n(&p.phys, ph, __ATOMIC_RELAXED);
-	__atomic_store_n(&p.state, st, __ATOMIC_RELAXED);
+	p.phys.store(ph, Order::Relaxed);
+	p.state.store(st, Order::Relaxed);
 }
 
 /*
@@ -204,9 +204,9 @@ void apply_states(Ctx &c, Port &p, const PortInfo &pi)
 {
 	uint8_t want = PortInfo::PortState::get(pi.speed_state);
 	uint8_t phys = PortInfo::PhysState::get(pi.phys_down);
-	if (want == static_cast<uint8_t>(p.state))
+	if (want == static_cast<uint8_t>(p.state.load(Order::Relaxed)))
 		want = iba::port_state_nop;
-	if (phys == static_cast<uint8_t>(p.phys))
+	if (phys == static_cast<uint8_t>(p.phys.load(Order::Relaxed)))
 		phys = iba::phys_state_nop;
 	const bool linked = p.peer() != nullptr;
 	if (phys == iba::phys_state_disabled) {
@@ -217,7 +217,7 @@ void apply_states(Ctx &c, Port &p, const PortInfo &pi)
 		if (p.num == 0 && c.node.is_switch()) {
 			set_state(p, PhysState::LinkUp, PortState::Init);
 		} else if (linked) {
-			if (p.phys == PhysState::LinkUp)
+			if (p.phys.load(Order::Relaxed) == PhysState::LinkUp)
 				PortCounters::bump(p.counters.link_downed);
 			set_state(p, PhysState::LinkUp, PortState::Init);
 			c.link_reset = &p;
@@ -225,7 +225,7 @@ void apply_states(Ctx &c, Port &p, const PortInfo &pi)
 			set_state(p, PhysState::Polling, PortState::Down);
 		}
 	} else if (want == static_cast<uint8_t>(PortState::Armed) || want == static_cast<uint8_t>(PortState::Active)) {
-		__atomic_store_n(&p.state, static_cast<PortState>(want), __ATOMIC_RELAXED);
+		p.state.store(static_cast<PortState>(want), Order::Relaxed);
 	}
 }
 
@@ -249,11 +249,11 @@ uint16_t port_info(Ctx &c)
 			fill(c, *p);
 			return st;
 		}
-		const PortState was = p->state;
+		const PortState was = p->state.load(Order::Relaxed);
 		uint8_t what = holds_subnet_fields(c, *p) ? apply_subnet_fields(*p, pi) : 0;
 		apply_link_fields(p->mgmt, pi);
 		apply_states(c, *p, pi);
-		if (p->state != was)
+		if (p->state.load(Order::Relaxed) != was)
 			what |= port_change::state;
 		if (what)
 			c.changed(*p, what, was);

@@ -55,7 +55,7 @@ uint16_t pkey_table(Ctx &c)
 			__atomic_store_n(&p->pkeys[i], v, __ATOMIC_RELAXED);
 		}
 		if (changed)
-			c.changed(*p, port_change::pkey, p->state);
+			c.changed(*p, port_change::pkey, p->state.load(Order::Relaxed));
 	}
 	auto &out = c.out_data<iba::PkeyTable>();
 	for (uint16_t i = 0; i < n; i++)

@@ -29,7 +29,7 @@ verbs::DeviceAttr switch_attr()
 }
 } // namespace
 
-Switch::Switch(uint8_t ports, Array<uint8_t> lft, Array<uint64_t> mft, Port *port_array)
+Switch::Switch(uint8_t ports, Array<Atomic<uint8_t>> lft, Array<Atomic<uint64_t>> mft, Port *port_array)
 	: verbs::Device(verbs::NodeType::Switch, 1, switch_attr()), nports_(ports),
 	  ports_(port_array), lft_(move(lft)), mft_(move(mft)),
 	  trap_work_(trap_tick, WEFT_LOCK_CLASS("weft_hca_switch_trap"))
@@ -50,10 +50,10 @@ Result<Switch *> Switch::create(uint8_t ports)
 {
 	if (ports == 0 || ports > 63) /* MFT port masks are 64 bits, port 0 included */
 		return Error(err::EINVAL);
-	auto lft = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, unicast_lid_top + 1));
-	auto mft = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, permissive_lid - multicast_lid_base));
-	for (uint8_t &e : lft)
-		e = no_port;
+	auto lft = WEFT_TRY(Array<Atomic<uint8_t>>::make(Gfp::Sleep, unicast_lid_top + 1));
+	auto mft = WEFT_TRY(Array<Atomic<uint64_t>>::make(Gfp::Sleep, permissive_lid - multicast_lid_base));
+	for (Atomic<uint8_t> &e : lft)
+		e.store(no_port, Order::Relaxed);
 	auto *mem = static_cast<Port *>(weft_kmalloc(sizeof(Port) * (ports + 1), gfp_flags(Gfp::Sleep)));
 	if (!mem)
 		return Error(err::ENOMEM);
@@ -72,8 +72,8 @@ Result<Switch *> Switch::create(uint8_t ports)
 	for (uint8_t i = 0; i <= ports; i++)
 		mem[i].guid = sw->node_guid; /* IBA 14.2.5.6: switch ports share the GUID */
 	/* IBA 18.2.1: management port 0 is always up. */
-	mem[0].state = verbs::PortState::Init;
-	mem[0].phys = verbs::PhysState::LinkUp;
+	mem[0].state.store(verbs::PortState::Init, Order::Relaxed);
+	mem[0].phys.store(verbs::PhysState::LinkUp, Order::Relaxed);
 	mem[0].mgmt.caps = sma::default_switch_caps();
 	return sw;
 }
@@ -82,14 +82,14 @@ void Switch::set_lft(uint16_t dlid, uint8_t out)
 {
 	if (dlid > unicast_lid_top)
 		return;
-	__atomic_store_n(&lft_[dlid], out, __ATOMIC_RELAXED);
+	lft_[dlid].store(out, Order::Relaxed);
 	if (out != no_port && dlid > lft_top())
 		set_lft_top(dlid);
 }
 
 uint8_t Switch::lft_entry(uint16_t dlid) const
 {
-	return dlid <= unicast_lid_top ? __atomic_load_n(&lft_[dlid], __ATOMIC_RELAXED) : no_port;
+	return dlid <= unicast_lid_top ? lft_[dlid].load(Order::Relaxed) : no_port;
 }
 
 uint8_t Switch::lft(uint16_t dlid) const
@@ -120,7 +120,7 @@ void Switch::port_changed(Port &p, uint8_t what, verbs::PortState)
 	 * A link going down or retraining is news for the SM; its own Armed
 	 * and Active steps are not (it would sweep again for each of them).
 	 */
-	const auto st = __atomic_load_n(&p.state, __ATOMIC_RELAXED);
+	const auto st = p.state.load(Order::Relaxed);
 	if ((what & port_change::state) && (st == verbs::PortState::Down || st == verbs::PortState::Init))
 		link_changed(p);
 }
@@ -135,14 +135,14 @@ verbs::MadOutcome Switch::process_mad(const verbs::MadIn &in, const uint8_t *mad
 void Switch::set_mft(uint16_t mlid, uint64_t mask)
 {
 	if (mlid >= multicast_lid_base && mlid < permissive_lid)
-		__atomic_store_n(&mft_[mlid - multicast_lid_base], mask, __ATOMIC_RELAXED);
+		mft_[mlid - multicast_lid_base].store(mask, Order::Relaxed);
 }
 
 uint64_t Switch::mft(uint16_t mlid) const
 {
 	if (mlid < multicast_lid_base || mlid >= permissive_lid)
 		return 0;
-	return __atomic_load_n(&mft_[mlid - multicast_lid_base], __ATOMIC_RELAXED);
+	return mft_[mlid - multicast_lid_base].load(Order::Relaxed);
 }
 
 /*
@@ -151,8 +151,8 @@ uint64_t Switch::mft(uint16_t mlid) const
  */
 void Switch::forward(Port &out, Own<PacketBuf> pkt, bool vl15)
 {
-	bool up = vl15 ? out.phys == verbs::PhysState::LinkUp
-		       : out.state == verbs::PortState::Active;
+	bool up = vl15 ? out.phys.load(Order::Relaxed) == verbs::PhysState::LinkUp
+		       : out.state.load(Order::Relaxed) == verbs::PortState::Active;
 	if (!up) {
 		PortCounters::bump(vl15 ? out.counters.vl15_dropped : out.counters.xmit_discards);
 		return;
@@ -177,7 +177,7 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 	const auto *lrh = reinterpret_cast<const iba::Lrh *>(pkt->data());
 	uint16_t dlid = lrh->dlid.get();
 	bool vl15 = iba::Lrh::Vl::get(lrh->vl_lver) == 15;
-	if (!vl15 && in.state != verbs::PortState::Active) {
+	if (!vl15 && in.state.load(Order::Relaxed) != verbs::PortState::Active) {
 		PortCounters::bump(in.counters.rcv_errors);
 		return;
 	}
@@ -214,8 +214,8 @@ Result<void> Switch::query_port(uint8_t port, verbs::PortAttr &out)
 		return Error(err::EINVAL);
 	Port &p = ports_[0];
 	out = verbs::PortAttr();
-	out.state = p.state;
-	out.phys_state = p.phys;
+	out.state = p.state.load(Order::Relaxed);
+	out.phys_state = p.phys.load(Order::Relaxed);
 	out.lid = p.lid;
 	out.sm_lid = p.sm_lid;
 	out.lmc = p.lmc;

@@ -65,13 +65,13 @@ public:
 	void set_lft(uint16_t dlid, uint8_t out);
 	uint8_t lft(uint16_t dlid) const;
 	uint8_t lft_entry(uint16_t dlid) const; /* whatever LinearFDBTop says */
-	uint16_t lft_top() const { return __atomic_load_n(&lft_top_, __ATOMIC_RELAXED); }
-	void set_lft_top(uint16_t top) { __atomic_store_n(&lft_top_, top, __ATOMIC_RELAXED); }
+	uint16_t lft_top() const { return lft_top_.load(Order::Relaxed); }
+	void set_lft_top(uint16_t top) { lft_top_.store(top, Order::Relaxed); }
 	void set_mft(uint16_t mlid, uint64_t port_mask);
 	uint64_t mft(uint16_t mlid) const;
 
 private:
-	Switch(uint8_t ports, Array<uint8_t> lft, Array<uint64_t> mft, Port *port_array);
+	Switch(uint8_t ports, Array<Atomic<uint8_t>> lft, Array<Atomic<uint64_t>> mft, Port *port_array);
 	void forward(Port &out, Own<PacketBuf> pkt, bool vl15);
 	/* The SMI of the management port (switch_smi.cpp). */
 	bool for_smi(uint16_t dlid) const;
@@ -86,9 +86,10 @@ private:
 
 	uint8_t nports_;
 	Port *ports_; /* [0] is the management port */
-	Array<uint8_t> lft_;
-	Array<uint64_t> mft_;
-	uint16_t lft_top_ = 0;
+	/* Written by the SMA, read by forwarding without a lock: Relaxed, no entry orders another. */
+	Array<Atomic<uint8_t>> lft_;
+	Array<Atomic<uint64_t>> mft_;
+	Atomic<uint16_t> lft_top_{0};
 	DelayedWork trap_work_;
 };
 

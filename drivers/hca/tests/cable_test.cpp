@@ -29,19 +29,19 @@ struct PortEvents final : EventHandler {
 	static constexpr int max = 16;
 	Device *dev = nullptr;
 	EventType seen[max];
-	int count = 0;
+	Atomic<int> count{0};
 
 	void handle(const Event &e) override
 	{
 		/* Dispatch is serialised by the device's handler mutex. */
 		if (e.type != EventType::PortErr && e.type != EventType::PortActive)
 			return;
-		int i = __atomic_load_n(&count, __ATOMIC_RELAXED);
+		int i = count.load(Order::Relaxed);
 		if (i < max)
 			seen[i] = e.type;
-		__atomic_store_n(&count, i + 1, __ATOMIC_RELEASE);
+		count.store(i + 1, Order::Release);
 	}
-	int n() const { return __atomic_load_n(&count, __ATOMIC_ACQUIRE); }
+	int n() const { return count.load(Order::Acquire); }
 	void listen(Device &d)
 	{
 		dev = &d;
@@ -94,8 +94,8 @@ struct Cable {
 	/* Packets dropped at either end for want of the cable. */
 	uint64_t discards() const
 	{
-		return __atomic_load_n(&end->counters.xmit_discards, __ATOMIC_RELAXED) +
-		       __atomic_load_n(&sw->counters.xmit_discards, __ATOMIC_RELAXED);
+		return end->counters.xmit_discards.load(Order::Relaxed) +
+		       sw->counters.xmit_discards.load(Order::Relaxed);
 	}
 
 	Result<void> restore()

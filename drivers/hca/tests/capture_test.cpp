@@ -203,13 +203,13 @@ void capture_lifecycle(Test &t)
 	WEFT_EXPECT_TRUE(t, pkt.value()->sealed);
 	auto crcs = check_crcs(pkt.value()->bytes());
 	WEFT_EXPECT_TRUE(t, crcs && crcs.value() == CrcCheck::Ok);
-	WEFT_EXPECT_EQ(t, p.capture_packets, 1ull);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&p.capture_packets, __ATOMIC_RELAXED), 1ull);
 
 	Capture::remove_node(*n);
 	WEFT_EXPECT_TRUE(t, cap.detached());
 	WEFT_EXPECT_ERR(t, Capture::open(p), err::ENODEV);
 	p.tap(*pkt.value()); /* nothing attached any more */
-	WEFT_EXPECT_EQ(t, p.capture_packets, 1ull);
+	WEFT_EXPECT_EQ(t, __atomic_load_n(&p.capture_packets, __ATOMIC_RELAXED), 1ull);
 	delete n;
 	/* The record is still there, byte for byte; then end of file, not EAGAIN. */
 	auto r = read_some(cap, out, sizeof(out));
@@ -218,7 +218,7 @@ void capture_lifecycle(Test &t)
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(out + rec, pkt.value()->data(), len.value()), 0);
 	WEFT_EXPECT_EQ(t, read_count(cap, out, sizeof(out)), size_t(0));
 	cap.close();
-	WEFT_EXPECT_EQ(t, capture_users, 0);
+	WEFT_EXPECT_EQ(t, capture_users.load(Order::Relaxed), 0);
 }
 
 } // namespace

@@ -21,7 +21,7 @@ namespace {
 
 uint64_t materialized()
 {
-	return __atomic_load_n(&hca::Fabric::get().materialized, __ATOMIC_RELAXED);
+	return hca::Fabric::get().materialized.load(Order::Relaxed);
 }
 
 Result<void> post(Side &s, WrOpcode op, const void *local, uint32_t len, uint64_t remote, uint32_t rkey)
@@ -64,7 +64,7 @@ void one_copy_in_host(Test &t)
 	WEFT_ASSERT_OK(t, reg);
 	Mr *rmr = reg.value();
 	hca::PortCounters &pc = static_cast<hca::Hca &>(*c.a.dev).port(1)->counters;
-	uint64_t xmit0 = pc.xmit_packets, rcv0 = pc.rcv_packets;
+	uint64_t xmit0 = pc.xmit_packets.load(Order::Relaxed), rcv0 = pc.rcv_packets.load(Order::Relaxed);
 	uint64_t before = materialized();
 	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaWrite, src.p, len, reinterpret_cast<uint64_t>(mid.p), rmr->rkey));
 	expect_ok(t, wait_wc(c.a.cq));
@@ -81,8 +81,8 @@ void one_copy_in_host(Test &t)
 	 * READ request, 65 for the SEND out; ACKs at PSN 63 and 64 of each
 	 * of the WRITE and SEND (IBA 9.7.2) and 65 read responses in.
 	 */
-	WEFT_EXPECT_EQ(t, pc.xmit_packets - xmit0, 131ull);
-	WEFT_EXPECT_EQ(t, pc.rcv_packets - rcv0, 69ull);
+	WEFT_EXPECT_EQ(t, pc.xmit_packets.load(Order::Relaxed) - xmit0, 131ull);
+	WEFT_EXPECT_EQ(t, pc.rcv_packets.load(Order::Relaxed) - rcv0, 69ull);
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, mid.p, len), 0);
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, back.p, len), 0);
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, rcv.p, len), 0);
@@ -114,7 +114,7 @@ void observed_packets_are_materialized(Test &t)
 
 uint64_t burst_packets()
 {
-	return __atomic_load_n(&hca::Fabric::get().burst_packets, __ATOMIC_RELAXED);
+	return hca::Fabric::get().burst_packets.load(Order::Relaxed);
 }
 
 /*
@@ -138,8 +138,9 @@ void send_is_one_burst(Test &t)
 			f.set_count(hca::FaultKind::Duplicate, 1);
 		__builtin_memset(rcv.p, 0, len);
 		hca::PortCounters &pb = static_cast<hca::Hca &>(*c.b.dev).port(1)->counters;
-		const uint64_t xmit0 = pc.xmit_packets, words0 = pc.xmit_words, burst0 = burst_packets();
-		const uint64_t mat0 = materialized(), errors0 = pb.rcv_errors;
+		const uint64_t xmit0 = pc.xmit_packets.load(Order::Relaxed), words0 = pc.xmit_words.load(Order::Relaxed);
+		const uint64_t burst0 = burst_packets(), mat0 = materialized();
+		const uint64_t errors0 = pb.rcv_errors.load(Order::Relaxed);
 		WEFT_ASSERT_OK(t, post_recv(c.b, rcv.p, len));
 		WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, src.p, len, 0, 0));
 		expect_ok(t, wait_wc(c.a.cq));
@@ -151,11 +152,11 @@ void send_is_one_burst(Test &t)
 		}
 		WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, rcv.p, len), 0);
 		WEFT_EXPECT_EQ(t, burst_packets() - burst0, 6ull);
-		WEFT_EXPECT_EQ(t, pc.xmit_packets - xmit0, 6ull);
-		WEFT_EXPECT_EQ(t, pb.rcv_errors - errors0, 0ull);
+		WEFT_EXPECT_EQ(t, pc.xmit_packets.load(Order::Relaxed) - xmit0, 6ull);
+		WEFT_EXPECT_EQ(t, pb.rcv_errors.load(Order::Relaxed) - errors0, 0ull);
 		if (round == 0) {
 			/* IBA 7.7.8: LRH 8 + BTH 12 + payload padded to 4 + ICRC 4, in words. */
-			WEFT_EXPECT_EQ(t, pc.xmit_words - words0, 5ull * (1048 / 4) + (32 / 4));
+			WEFT_EXPECT_EQ(t, pc.xmit_words.load(Order::Relaxed) - words0, 5ull * (1048 / 4) + (32 / 4));
 			WEFT_EXPECT_EQ(t, materialized() - mat0, 0ull);
 		} else {
 			WEFT_EXPECT_GE(t, materialized() - mat0, 6ull);
@@ -169,16 +170,16 @@ void send_is_one_burst(Test &t)
  * never inside post_send (where the engine now runs).
  */
 struct HandlerProbe {
-	const void *poster = nullptr;
-	int calls = 0, in_poster = 0;
+	Atomic<const void *> poster{nullptr};
+	Atomic<int> calls{0}, in_poster{0};
 };
 
 void probe_handler(Cq &cq, void *arg)
 {
 	auto *p = static_cast<HandlerProbe *>(arg);
-	if (weft_current_task() == __atomic_load_n(&p->poster, __ATOMIC_RELAXED))
-		__atomic_fetch_add(&p->in_poster, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&p->calls, 1, __ATOMIC_RELAXED);
+	if (weft_current_task() == p->poster.load(Order::Relaxed))
+		p->in_poster.fetch_add(1, Order::Relaxed);
+	p->calls.fetch_add(1, Order::Relaxed);
 	(void)cq.req_notify(false);
 }
 
@@ -200,7 +201,7 @@ void handlers_never_run_inside_post(Test &t)
 	for (auto &r : rbuf)
 		WEFT_ASSERT_OK(t, post_recv(c.b, r, sizeof(r)));
 	(void)cq.value()->req_notify(false);
-	__atomic_store_n(&probe.poster, weft_current_task(), __ATOMIC_RELAXED);
+	probe.poster.store(weft_current_task(), Order::Relaxed);
 	for (int i = 0; i < 4; i++) {
 		WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, msg, sizeof(msg), 0, 0));
 		expect_ok(t, wait_wc(c.a.cq));
@@ -212,10 +213,10 @@ void handlers_never_run_inside_post(Test &t)
 		weft_msleep(1);
 	}
 	WEFT_EXPECT_EQ(t, got, size_t(4));
-	for (int i = 0; i < 5000 && __atomic_load_n(&probe.calls, __ATOMIC_RELAXED) == 0; i++)
+	for (int i = 0; i < 5000 && probe.calls.load(Order::Relaxed) == 0; i++)
 		weft_msleep(1);
-	WEFT_EXPECT_GE(t, __atomic_load_n(&probe.calls, __ATOMIC_RELAXED), 1);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&probe.in_poster, __ATOMIC_RELAXED), 0);
+	WEFT_EXPECT_GE(t, probe.calls.load(Order::Relaxed), 1);
+	WEFT_EXPECT_EQ(t, probe.in_poster.load(Order::Relaxed), 0);
 	WEFT_EXPECT_OK(t, c.b.ctx->destroy_qp(c.b.qp));
 	c.b.qp = nullptr;
 	WEFT_EXPECT_OK(t, c.b.ctx->destroy_cq(cq.value()));

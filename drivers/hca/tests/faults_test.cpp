@@ -162,8 +162,8 @@ void drop_count(Test &t)
 	Own<PacketBuf> first = l.rx.take();
 	WEFT_ASSERT_TRUE(t, bool(first));
 	WEFT_EXPECT_EQ(t, psn_of(*first), 103u);
-	WEFT_EXPECT_EQ(t, l.tx.port_.counters.xmit_packets, uint64_t(10));
-	WEFT_EXPECT_EQ(t, l.rx.port_.counters.rcv_packets, uint64_t(7));
+	WEFT_EXPECT_EQ(t, l.tx.port_.counters.xmit_packets.load(Order::Relaxed), uint64_t(10));
+	WEFT_EXPECT_EQ(t, l.rx.port_.counters.rcv_packets.load(Order::Relaxed), uint64_t(7));
 }
 
 void drop_all(Test &t)
@@ -253,7 +253,7 @@ void cut_frees_held(Test &t)
 	Fabric::get().disconnect(l.rx.port_);
 	WEFT_EXPECT_EQ(t, l.faults().held(), 0u);
 	WEFT_EXPECT_EQ(t, l.rx.count(), size_t(0));
-	WEFT_EXPECT_TRUE(t, l.tx.port_.state == verbs::PortState::Down);
+	WEFT_EXPECT_TRUE(t, l.tx.port_.state.load(Order::Relaxed) == verbs::PortState::Down);
 }
 
 /* Every corruption is caught by a CRC, whichever bit it hit. */
@@ -304,8 +304,8 @@ void corrupt_counted_by_receivers(Test &t)
 	if (ok) {
 		/* Receivers as autoconfiguration would leave them, without touching the default subnet. */
 		hca.port(1)->lid = 0x12;
-		hca.port(1)->state = verbs::PortState::Active;
-		s.port(1)->state = verbs::PortState::Active;
+		hca.port(1)->state.store(verbs::PortState::Active, Order::Relaxed);
+		s.port(1)->state.store(verbs::PortState::Active, Order::Relaxed);
 		tx1.port_.faults().set_count(FaultKind::Corrupt, 20);
 		tx2.port_.faults().set_count(FaultKind::Corrupt, 20);
 		for (uint32_t i = 0; i < 20; i++) {
@@ -315,9 +315,9 @@ void corrupt_counted_by_receivers(Test &t)
 			tx1.port_.transmit(a.take());
 			tx2.port_.transmit(b.take());
 		}
-		WEFT_EXPECT_EQ(t, hca.port(1)->counters.rcv_errors, uint64_t(20));
-		WEFT_EXPECT_EQ(t, hca.port(1)->counters.no_dest_qp, uint64_t(0));
-		WEFT_EXPECT_EQ(t, s.port(1)->counters.rcv_errors, uint64_t(20));
+		WEFT_EXPECT_EQ(t, hca.port(1)->counters.rcv_errors.load(Order::Relaxed), uint64_t(20));
+		WEFT_EXPECT_EQ(t, hca.port(1)->counters.no_dest_qp.load(Order::Relaxed), uint64_t(0));
+		WEFT_EXPECT_EQ(t, s.port(1)->counters.rcv_errors.load(Order::Relaxed), uint64_t(20));
 	}
 	f.remove(hca);
 	f.remove(s);

@@ -106,7 +106,7 @@ struct Lso {
 
 uint64_t burst_packets()
 {
-	return __atomic_load_n(&hca::Fabric::get().burst_packets, __ATOMIC_RELAXED);
+	return hca::Fabric::get().burst_packets.load(Order::Relaxed);
 }
 
 /* Datagram @i of @n as it must arrive (after the 40-byte GRH area). */

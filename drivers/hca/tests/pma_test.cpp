@@ -115,22 +115,22 @@ void class_port_info(Test &t)
 void load_counters(Rig &r)
 {
 	hca::PortCounters &a = r.c(1), &b = r.c(2);
-	a.link_downed = 300;
-	a.rcv_errors = 0x12345;
-	a.xmit_discards = 9;
-	a.vl15_dropped = 7;
-	a.xmit_words = 5ull << 32;
-	a.rcv_words = 1000;
-	a.xmit_packets = 40;
-	a.rcv_packets = 50;
-	a.unicast_xmit = 30;
-	a.unicast_rcv = 45;
-	a.multicast_xmit = 10;
-	a.multicast_rcv = 5;
-	a.bad_pkey = 3;
-	b.rcv_errors = 2;
-	b.xmit_packets = 4;
-	b.rcv_words = 0xffffffffull;
+	a.link_downed.store(300, Order::Relaxed);
+	a.rcv_errors.store(0x12345, Order::Relaxed);
+	a.xmit_discards.store(9, Order::Relaxed);
+	a.vl15_dropped.store(7, Order::Relaxed);
+	a.xmit_words.store(5ull << 32, Order::Relaxed);
+	a.rcv_words.store(1000, Order::Relaxed);
+	a.xmit_packets.store(40, Order::Relaxed);
+	a.rcv_packets.store(50, Order::Relaxed);
+	a.unicast_xmit.store(30, Order::Relaxed);
+	a.unicast_rcv.store(45, Order::Relaxed);
+	a.multicast_xmit.store(10, Order::Relaxed);
+	a.multicast_rcv.store(5, Order::Relaxed);
+	a.bad_pkey.store(3, Order::Relaxed);
+	b.rcv_errors.store(2, Order::Relaxed);
+	b.xmit_packets.store(4, Order::Relaxed);
+	b.rcv_words.store(0xffffffffull, Order::Relaxed);
 }
 
 void port_counters_mapping(Test &t)
@@ -207,20 +207,20 @@ void set_clears_selected(Test &t)
 	WEFT_EXPECT_EQ(t, v.xmit_discards, uint64_t(9));
 	WEFT_EXPECT_EQ(t, v.link_downed, uint64_t(300));
 	WEFT_EXPECT_EQ(t, v.xmit_packets, uint64_t(40));
-	WEFT_EXPECT_EQ(t, r.c(2).rcv_errors, uint64_t(2)); /* the other port is not touched */
-	WEFT_EXPECT_EQ(t, r.c(1).bad_pkey, uint64_t(3));  /* PortInfo's, not the PMA's */
+	WEFT_EXPECT_EQ(t, r.c(2).rcv_errors.load(Order::Relaxed), uint64_t(2)); /* the other port is not touched */
+	WEFT_EXPECT_EQ(t, r.c(1).bad_pkey.load(Order::Relaxed), uint64_t(3));  /* PortInfo's, not the PMA's */
 	/* PortCountersExtended: only the unicast receive count; its data counters are PortCounters'. */
 	WEFT_ASSERT_EQ(t, r.m.run(*r.h, 1, method::set, pma_attr::port_counters_ext, 1, pcx_select::unicast_rcv),
 		       uint16_t(0));
-	WEFT_EXPECT_EQ(t, r.c(1).unicast_rcv, uint64_t(0));
-	WEFT_EXPECT_EQ(t, r.c(1).unicast_xmit, uint64_t(30));
-	WEFT_EXPECT_EQ(t, r.c(1).rcv_packets, uint64_t(50));
+	WEFT_EXPECT_EQ(t, r.c(1).unicast_rcv.load(Order::Relaxed), uint64_t(0));
+	WEFT_EXPECT_EQ(t, r.c(1).unicast_xmit.load(Order::Relaxed), uint64_t(30));
+	WEFT_EXPECT_EQ(t, r.c(1).rcv_packets.load(Order::Relaxed), uint64_t(50));
 	/* 0xFF clears every port. */
 	WEFT_ASSERT_EQ(t, r.m.run(*r.h, 2, method::set, pma_attr::port_counters, pma_all_ports, 0xffff),
 		       uint16_t(0));
-	WEFT_EXPECT_EQ(t, r.c(1).rcv_packets, uint64_t(0));
-	WEFT_EXPECT_EQ(t, r.c(2).xmit_packets, uint64_t(0));
-	WEFT_EXPECT_EQ(t, r.c(1).multicast_xmit, uint64_t(10)); /* PortCounters has no such counter */
+	WEFT_EXPECT_EQ(t, r.c(1).rcv_packets.load(Order::Relaxed), uint64_t(0));
+	WEFT_EXPECT_EQ(t, r.c(2).xmit_packets.load(Order::Relaxed), uint64_t(0));
+	WEFT_EXPECT_EQ(t, r.c(1).multicast_xmit.load(Order::Relaxed), uint64_t(10)); /* PortCounters has no such counter */
 }
 
 void bad_requests(Test &t)
@@ -229,11 +229,11 @@ void bad_requests(Test &t)
 	WEFT_ASSERT_OK(t, own);
 	Rig &r = *own.value();
 	PmaPair &m = r.m;
-	r.c(1).rcv_errors = 5;
+	r.c(1).rcv_errors.store(5, Order::Relaxed);
 	WEFT_EXPECT_EQ(t, m.run(*r.h, 1, method::get, pma_attr::port_counters, 3), mad_status::invalid_value);
 	WEFT_EXPECT_EQ(t, m.run(*r.h, 1, method::set, pma_attr::port_counters, 3, 0xffff), mad_status::invalid_value);
 	WEFT_EXPECT_EQ(t, m.run(*r.h, 1, method::get, pma_attr::port_counters_ext, 0xfe), mad_status::invalid_value);
-	WEFT_EXPECT_EQ(t, r.c(1).rcv_errors, uint64_t(5));
+	WEFT_EXPECT_EQ(t, r.c(1).rcv_errors.load(Order::Relaxed), uint64_t(5));
 	WEFT_EXPECT_EQ(t, m.run(*r.h, 1, method::get, pma_attr::port_samples_control, 1), mad_status::attr_unsupported);
 	WEFT_EXPECT_EQ(t, m.run(*r.h, 1, method::get, 0x7777, 1), mad_status::attr_unsupported);
 	WEFT_EXPECT_EQ(t, m.run(*r.h, 1, method::send, pma_attr::port_counters, 1), mad_status::method_unsupported);
@@ -329,8 +329,8 @@ void redirect_to_own_qp(Test &t)
 		~Off() { f.remove(n); }
 	} off{f, asker};
 	WEFT_ASSERT_OK(t, f.connect(asker.port_, p1));
-	p1.state = verbs::PortState::Active;
-	r.c(1).xmit_packets = 0;
+	p1.state.store(verbs::PortState::Active, Order::Relaxed);
+	r.c(1).xmit_packets.store(0, Order::Relaxed);
 	r.m.request(method::get, pma_attr::port_counters, 1);
 	PacketSpec s;
 	s.dlid = 0x21;
@@ -365,7 +365,7 @@ void redirect_to_own_qp(Test &t)
 	const auto &resp = *reinterpret_cast<const PmaMad *>(a.payload.data());
 	WEFT_EXPECT_EQ(t, resp.hdr.method.get(), method::get_resp);
 	WEFT_EXPECT_EQ(t, resp.hdr.status.get(), uint16_t(0));
-	WEFT_EXPECT_EQ(t, r.c(1).no_dest_qp, 1ull);
+	WEFT_EXPECT_EQ(t, r.c(1).no_dest_qp.load(Order::Relaxed), 1ull);
 }
 
 } // namespace

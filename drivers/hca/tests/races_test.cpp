@@ -213,7 +213,7 @@ void reset_qp_takes_nothing(Test &t)
 	WEFT_ASSERT_OK(t, u.b.ctx->modify_qp(u.b.qp, at, qp_attr::state));
 	hca::Port *in = static_cast<hca::Hca &>(*u.b.dev).port(1);
 	WEFT_ASSERT_TRUE(t, in);
-	const uint64_t before = __atomic_load_n(&in->counters.no_dest_qp, __ATOMIC_RELAXED);
+	const uint64_t before = in->counters.no_dest_qp.load(Order::Relaxed);
 	static uint8_t msg[32];
 	Sge sg{reinterpret_cast<uint64_t>(msg), sizeof(msg), u.a.mr->lkey};
 	SendWr wr;
@@ -224,7 +224,7 @@ void reset_qp_takes_nothing(Test &t)
 	WEFT_ASSERT_OK(t, wait_wc(u.a.cq));
 	bool counted = false;
 	for (int i = 0; i < 5000 && !counted; i++) {
-		counted = __atomic_load_n(&in->counters.no_dest_qp, __ATOMIC_RELAXED) > before;
+		counted = in->counters.no_dest_qp.load(Order::Relaxed) > before;
 		if (!counted)
 			weft_msleep(1);
 	}

@@ -213,52 +213,52 @@ void port_state_machine(Test &t)
 	WEFT_ASSERT_OK(t, own);
 	Rig &r = *own.value();
 	Port &p = *r.h->port(1), &peer = *r.s->port(1);
-	WEFT_ASSERT_EQ(t, int(p.state), int(PortState::Init));
+	WEFT_ASSERT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Init));
 	/* Init -> Active skips Armed: refused. */
 	WEFT_EXPECT_EQ(t, set_state(r, 4), mad_status::invalid_value);
-	WEFT_EXPECT_EQ(t, int(p.state), int(PortState::Init));
+	WEFT_EXPECT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Init));
 	WEFT_EXPECT_EQ(t, set_state(r, 0), uint16_t(0));
-	WEFT_EXPECT_EQ(t, int(p.state), int(PortState::Init));
+	WEFT_EXPECT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Init));
 	WEFT_EXPECT_EQ(t, set_state(r, 3), uint16_t(0));
-	WEFT_EXPECT_EQ(t, int(p.state), int(PortState::Armed));
+	WEFT_EXPECT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Armed));
 	WEFT_EXPECT_EQ(t, set_state(r, 4), uint16_t(0));
-	WEFT_EXPECT_EQ(t, int(p.state), int(PortState::Active));
+	WEFT_EXPECT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Active));
 	WEFT_EXPECT_TRUE(t, r.ev.wait(EventType::PortActive, 1));
 	/* Active -> Armed goes backwards, and Init is the link's to reach: refused. */
 	WEFT_EXPECT_EQ(t, set_state(r, 3), mad_status::invalid_value);
 	WEFT_EXPECT_EQ(t, set_state(r, 2), mad_status::invalid_value);
-	WEFT_EXPECT_EQ(t, int(p.state), int(PortState::Active));
+	WEFT_EXPECT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Active));
 	/* Down: the link retrains, both ends back in Init. */
 	WEFT_EXPECT_EQ(t, set_state(r, 1), uint16_t(0));
-	WEFT_EXPECT_EQ(t, int(p.state), int(PortState::Init));
-	WEFT_EXPECT_EQ(t, int(peer.state), int(PortState::Init));
-	WEFT_EXPECT_EQ(t, int(p.phys), int(verbs::PhysState::LinkUp));
-	WEFT_EXPECT_EQ(t, p.counters.link_downed, uint64_t(1));
+	WEFT_EXPECT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Init));
+	WEFT_EXPECT_EQ(t, int(peer.state.load(Order::Relaxed)), int(PortState::Init));
+	WEFT_EXPECT_EQ(t, int(p.phys.load(Order::Relaxed)), int(verbs::PhysState::LinkUp));
+	WEFT_EXPECT_EQ(t, p.counters.link_downed.load(Order::Relaxed), uint64_t(1));
 	WEFT_EXPECT_TRUE(t, r.ev.wait(EventType::PortErr, 1));
 	/* Disabled keeps the link down, Polling brings it back. */
 	WEFT_EXPECT_EQ(t, set_state(r, 0, 3), uint16_t(0));
-	WEFT_EXPECT_EQ(t, int(p.phys), int(verbs::PhysState::Disabled));
-	WEFT_EXPECT_EQ(t, int(p.state), int(PortState::Down));
-	WEFT_EXPECT_EQ(t, int(peer.state), int(PortState::Down));
+	WEFT_EXPECT_EQ(t, int(p.phys.load(Order::Relaxed)), int(verbs::PhysState::Disabled));
+	WEFT_EXPECT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Down));
+	WEFT_EXPECT_EQ(t, int(peer.state.load(Order::Relaxed)), int(PortState::Down));
 	WEFT_EXPECT_EQ(t, set_state(r, 3), mad_status::invalid_value);
 	WEFT_EXPECT_EQ(t, set_state(r, 0, 2), uint16_t(0));
-	WEFT_EXPECT_EQ(t, int(p.phys), int(verbs::PhysState::LinkUp));
-	WEFT_EXPECT_EQ(t, int(p.state), int(PortState::Init));
-	WEFT_EXPECT_EQ(t, int(peer.phys), int(verbs::PhysState::LinkUp));
+	WEFT_EXPECT_EQ(t, int(p.phys.load(Order::Relaxed)), int(verbs::PhysState::LinkUp));
+	WEFT_EXPECT_EQ(t, int(p.state.load(Order::Relaxed)), int(PortState::Init));
+	WEFT_EXPECT_EQ(t, int(peer.phys.load(Order::Relaxed)), int(verbs::PhysState::LinkUp));
 	/* The unlinked port 2 cannot be armed. */
 	r.m.get(*r.h, 2, smp_attr::port_info, 2);
 	r.m.to_set();
 	PortInfo::PortState::set(r.m.data<PortInfo>().speed_state, 3);
 	r.m.ask(*r.h, 2);
 	WEFT_EXPECT_EQ(t, r.m.status(), mad_status::invalid_value);
-	WEFT_EXPECT_EQ(t, int(r.h->port(2)->state), int(PortState::Down));
+	WEFT_EXPECT_EQ(t, int(r.h->port(2)->state.load(Order::Relaxed)), int(PortState::Down));
 	/* A switch port, through the switch's SMA (modifier = port). */
 	r.m.get(*r.s, 1, smp_attr::port_info, 1);
 	r.m.to_set();
 	PortInfo::PortState::set(r.m.data<PortInfo>().speed_state, 3);
 	r.m.ask(*r.s, 1);
 	WEFT_EXPECT_EQ(t, r.m.status(), uint16_t(0));
-	WEFT_EXPECT_EQ(t, int(peer.state), int(PortState::Armed));
+	WEFT_EXPECT_EQ(t, int(peer.state.load(Order::Relaxed)), int(PortState::Armed));
 	/* Port 0 has no physical link to disable. */
 	r.m.get(*r.s, 1, smp_attr::port_info, 0);
 	r.m.to_set();

@@ -191,13 +191,13 @@ void dr_walks_two_switches(Test &t)
 	const uint8_t dead[] = {1, 4};
 	WEFT_ASSERT_OK(t, dr_get(n, dead, 2));
 	WEFT_EXPECT_FALSE(t, n.received());
-	WEFT_EXPECT_EQ(t, a.port(4)->counters.vl15_dropped, uint64_t(1));
+	WEFT_EXPECT_EQ(t, a.port(4)->counters.vl15_dropped.load(Order::Relaxed), uint64_t(1));
 	/* A bad hop pointer is discarded by the switch's SMI. */
 	fixture::smp_request(q, mgmt_class::subn_directed_route, method::get, smp_attr::node_info);
 	q.hop_count.set(1);
 	WEFT_ASSERT_OK(t, n.send(q, iba::permissive_lid, iba::permissive_lid, n.sm));
 	WEFT_EXPECT_FALSE(t, n.received());
-	WEFT_EXPECT_EQ(t, a.port(0)->counters.vl15_dropped, uint64_t(1));
+	WEFT_EXPECT_EQ(t, a.port(0)->counters.vl15_dropped.load(Order::Relaxed), uint64_t(1));
 }
 
 /* LID-routed SubnGet to a switch LID, one and two switches away (IBA 14.2.1.1). */
@@ -264,7 +264,7 @@ void tables_steer_data(Test &t)
 	WEFT_ASSERT_OK(t, f.connect(n.extra[1].port_, *a.port(3)));
 	for (uint8_t p = 1; p <= 3; p++) {
 		activate(n, a, p);
-		WEFT_ASSERT_EQ(t, int(a.port(p)->state), int(verbs::PortState::Active));
+		WEFT_ASSERT_EQ(t, int(a.port(p)->state.load(Order::Relaxed)), int(verbs::PortState::Active));
 	}
 	/* LID 0x10 out of port 3, then of port 2. */
 	const uint8_t outs[] = {3, 2};
@@ -318,15 +318,15 @@ void rc_pkey_mismatch_dropped(Test &t)
 	};
 	Buf tx(64), rx(64);
 	WEFT_ASSERT_OK(t, post_recv_one(c.b, rx.p, 64, 1));
-	const uint64_t before = __atomic_load_n(&pb.counters.bad_pkey, __ATOMIC_RELAXED);
+	const uint64_t before = pb.counters.bad_pkey.load(Order::Relaxed);
 	WEFT_ASSERT_EQ(t, set_pkey0(0x8005), uint16_t(0));
 	verbs::Sge sg{reinterpret_cast<uint64_t>(tx.p), 64, c.a.mr->lkey};
 	verbs::SendWr wr;
 	wr.sg = Span<const verbs::Sge>(&sg, 1);
 	bool posted = bool(c.a.qp->post_send(wr));
-	for (int i = 0; i < 1000 && __atomic_load_n(&pb.counters.bad_pkey, __ATOMIC_RELAXED) == before; i++)
+	for (int i = 0; i < 1000 && pb.counters.bad_pkey.load(Order::Relaxed) == before; i++)
 		weft_msleep(1);
-	const bool dropped = __atomic_load_n(&pb.counters.bad_pkey, __ATOMIC_RELAXED) > before;
+	const bool dropped = pb.counters.bad_pkey.load(Order::Relaxed) > before;
 	verbs::Wc wc;
 	const int early = c.b.cq->poll(Span<verbs::Wc>(&wc, 1));
 	/* Restored before the retries run out: the retransmission gets through. */

@@ -14,11 +14,11 @@ using weft::test::Test;
 
 namespace {
 
-bool wait_for(const int &v, int want)
+bool wait_for(const Atomic<int> &v, int want)
 {
-	for (int i = 0; i < 5000 && __atomic_load_n(&v, __ATOMIC_RELAXED) < want; i++)
+	for (int i = 0; i < 5000 && v.load(Order::Relaxed) < want; i++)
 		weft_msleep(1);
-	return __atomic_load_n(&v, __ATOMIC_RELAXED) >= want;
+	return v.load(Order::Relaxed) >= want;
 }
 
 Result<void> send_bytes(Side &s, const void *buf, uint32_t len, bool solicited)
@@ -106,10 +106,10 @@ void srq_shared_by_two_qps(Test &t)
 }
 
 struct Notified {
-	int calls = 0;
+	Atomic<int> calls{0};
 	static void handler(Cq &, void *arg)
 	{
-		__atomic_fetch_add(&static_cast<Notified *>(arg)->calls, 1, __ATOMIC_RELAXED);
+		static_cast<Notified *>(arg)->calls.fetch_add(1, Order::Relaxed);
 	}
 };
 
@@ -148,7 +148,7 @@ void cq_notify_solicited(Test &t)
 	WEFT_ASSERT_OK(t, send_bytes(na, msg, 4, false));
 	WEFT_ASSERT_OK(t, wait_wc(na.cq));
 	weft_msleep(50);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&n.calls, __ATOMIC_RELAXED), 0);
+	WEFT_EXPECT_EQ(t, n.calls.load(Order::Relaxed), 0);
 	WEFT_ASSERT_OK(t, send_bytes(na, msg, 4, true));
 	WEFT_ASSERT_OK(t, wait_wc(na.cq));
 	WEFT_EXPECT_TRUE(t, wait_for(n.calls, 1));
@@ -156,7 +156,7 @@ void cq_notify_solicited(Test &t)
 	WEFT_ASSERT_OK(t, send_bytes(na, msg, 4, true));
 	WEFT_ASSERT_OK(t, wait_wc(na.cq));
 	weft_msleep(50);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&n.calls, __ATOMIC_RELAXED), 1);
+	WEFT_EXPECT_EQ(t, n.calls.load(Order::Relaxed), 1);
 	WEFT_EXPECT_TRUE(t, cq.value()->req_notify(false));
 	Wc wc[4];
 	WEFT_EXPECT_EQ(t, cq.value()->poll(Span<Wc>(wc, 4)), size_t(3));
@@ -199,13 +199,13 @@ void cq_overflow_and_resize(Test &t)
  * task, a Sleepable one later from a work item.
  */
 struct WhoCalled {
-	const void *task = nullptr;
-	int calls = 0;
+	Atomic<const void *> task{nullptr};
+	Atomic<int> calls{0};
 	static void handler(Cq &, void *arg)
 	{
 		auto *w = static_cast<WhoCalled *>(arg);
-		__atomic_store_n(&w->task, weft_current_task(), __ATOMIC_RELAXED);
-		__atomic_fetch_add(&w->calls, 1, __ATOMIC_RELEASE);
+		w->task.store(weft_current_task(), Order::Relaxed);
+		w->calls.fetch_add(1, Order::Release);
 	}
 };
 
@@ -222,14 +222,14 @@ void cq_handler_context(Test &t)
 	WEFT_EXPECT_FALSE(t, sleep_cq.value()->req_notify(false));
 	Wc wc;
 	atomic_cq.value()->push(wc, false, false);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&atomic_h.calls, __ATOMIC_ACQUIRE), 1);
-	WEFT_EXPECT_TRUE(t, atomic_h.task == weft_current_task());
+	WEFT_EXPECT_EQ(t, atomic_h.calls.load(Order::Acquire), 1);
+	WEFT_EXPECT_TRUE(t, atomic_h.task.load(Order::Relaxed) == weft_current_task());
 	sleep_cq.value()->push(wc, false, false);
 	WEFT_EXPECT_TRUE(t, wait_for(sleep_h.calls, 1));
-	WEFT_EXPECT_TRUE(t, __atomic_load_n(&sleep_h.task, __ATOMIC_RELAXED) != weft_current_task());
+	WEFT_EXPECT_TRUE(t, sleep_h.task.load(Order::Relaxed) != weft_current_task());
 	/* Disarmed by the call: no second one. */
 	atomic_cq.value()->push(wc, false, false);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&atomic_h.calls, __ATOMIC_ACQUIRE), 1);
+	WEFT_EXPECT_EQ(t, atomic_h.calls.load(Order::Acquire), 1);
 	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(atomic_cq.value()));
 	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(sleep_cq.value()));
 }
@@ -248,7 +248,7 @@ void cq_event_moderation(Test &t)
 	WEFT_ASSERT_OK(t, cq);
 	Cq &c = *cq.value();
 	Wc wc, out[16];
-	auto calls = [&] { return __atomic_load_n(&h.calls, __ATOMIC_ACQUIRE); };
+	auto calls = [&] { return h.calls.load(Order::Acquire); };
 	c.moderate(4, 50000); /* 4 completions or 50 ms */
 	WEFT_EXPECT_FALSE(t, c.req_notify(false));
 	for (int i = 0; i < 3; i++)
@@ -281,9 +281,9 @@ void cq_event_moderation(Test &t)
 	scq.value()->moderate(0, 20000);
 	WEFT_EXPECT_FALSE(t, scq.value()->req_notify(false));
 	scq.value()->push(wc, false);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&sh.calls, __ATOMIC_ACQUIRE), 0);
+	WEFT_EXPECT_EQ(t, sh.calls.load(Order::Acquire), 0);
 	WEFT_EXPECT_TRUE(t, wait_for(sh.calls, 1));
-	WEFT_EXPECT_TRUE(t, __atomic_load_n(&sh.task, __ATOMIC_RELAXED) != weft_current_task());
+	WEFT_EXPECT_TRUE(t, sh.task.load(Order::Relaxed) != weft_current_task());
 	WEFT_EXPECT_OK(t, a.ctx->destroy_cq(scq.value()));
 }
 
@@ -294,13 +294,13 @@ void cq_event_moderation(Test &t)
  * CQ destroyed right after a push waits for the call in flight (KASAN).
  */
 struct WhichCpu {
-	int cpu = -1;
-	int calls = 0;
+	Atomic<int> cpu{-1};
+	Atomic<int> calls{0};
 	static void handler(Cq &, void *arg)
 	{
 		auto *w = static_cast<WhichCpu *>(arg);
-		__atomic_store_n(&w->cpu, weft_this_cpu(), __ATOMIC_RELAXED);
-		__atomic_fetch_add(&w->calls, 1, __ATOMIC_RELEASE);
+		w->cpu.store(weft_this_cpu(), Order::Relaxed);
+		w->calls.fetch_add(1, Order::Release);
 	}
 };
 
@@ -327,8 +327,8 @@ void cq_comp_vector(Test &t)
 			if (round % 4)
 				WEFT_EXPECT_TRUE(t, wait_for(w.calls, 1));
 			WEFT_EXPECT_OK(t, a.ctx->destroy_cq(cq.value()));
-			WEFT_EXPECT_EQ(t, __atomic_load_n(&w.calls, __ATOMIC_ACQUIRE), 1);
-			WEFT_EXPECT_EQ(t, __atomic_load_n(&w.cpu, __ATOMIC_RELAXED), want);
+			WEFT_EXPECT_EQ(t, w.calls.load(Order::Acquire), 1);
+			WEFT_EXPECT_EQ(t, w.cpu.load(Order::Relaxed), want);
 		}
 	}
 	if (attr.num_comp_vectors > 1)
@@ -370,12 +370,12 @@ void cq_event_batch(Test &t)
 		}
 	}
 	weft_msleep(20);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&w[v].calls, __ATOMIC_ACQUIRE), 0);
+	WEFT_EXPECT_EQ(t, w[v].calls.load(Order::Acquire), 0);
 	batch.fire();
 	WEFT_EXPECT_TRUE(t, wait_for(w[v].calls, 1));
 	weft_msleep(20);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&w[v].calls, __ATOMIC_ACQUIRE), 1);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&w[v].cpu, __ATOMIC_RELAXED),
+	WEFT_EXPECT_EQ(t, w[v].calls.load(Order::Acquire), 1);
+	WEFT_EXPECT_EQ(t, w[v].cpu.load(Order::Relaxed),
 		       weft_vector_cpu(attr.comp_vector_base + uint32_t(v)));
 	for (Cq *cq : cqs)
 		WEFT_EXPECT_OK(t, a.ctx->destroy_cq(cq));
