@@ -6,6 +6,7 @@
  * to remove devices and unload modules *under traffic*: remove() must stop
  * the loop, drain and release everything, with nothing late.
  */
+#include <weft/atomic.h>
 #include <weft/log.h>
 #include <weft/verbs/test_pair.h>
 #include <weft/work.h>
@@ -38,7 +39,7 @@ public:
 			return ok();
 		(first ? dev0_ : dev1_) = Ref<Device>::share(&dev);
 		if (dev0_ && dev1_) {
-			__atomic_store_n(&stop_, false, __ATOMIC_RELEASE);
+			stop_.store(false, Order::Release);
 			work_.queue();
 		}
 		return ok();
@@ -49,18 +50,18 @@ public:
 	{
 		if (&dev != dev0_.get() && &dev != dev1_.get())
 			return;
-		__atomic_store_n(&stop_, true, __ATOMIC_RELEASE);
+		stop_.store(true, Order::Release);
 		work_.cancel_sync();
 		if (pair_) {
 			pair_.reset();
 			log.info("traffic stopped on removal of %s: %llu messages, %llu errors",
-				 dev.name(), static_cast<unsigned long long>(messages),
-				 static_cast<unsigned long long>(errors));
+				 dev.name(), static_cast<unsigned long long>(messages.load(Order::Relaxed)),
+				 static_cast<unsigned long long>(errors.load(Order::Relaxed)));
 		}
 		(&dev == dev0_.get() ? dev0_ : dev1_).reset();
 	}
 
-	uint64_t messages = 0, errors = 0;
+	Atomic<uint64_t> messages{0}, errors{0};
 
 private:
 	static void run(Work &w) { container_of(&w, &Ulp::work_)->batch(); }
@@ -83,7 +84,7 @@ private:
 	/* One SEND and one WRITE, both checked; re-queued until told to stop. */
 	void batch()
 	{
-		if (__atomic_load_n(&stop_, __ATOMIC_ACQUIRE))
+		if (stop_.load(Order::Acquire))
 			return;
 		if (!pair_) {
 			if (!active(*dev0_) || !active(*dev1_)) {
@@ -98,11 +99,11 @@ private:
 			}
 		}
 		if (!exchange_once())
-			__atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&messages, 1, __ATOMIC_RELAXED);
-		weft_ulp_messages = messages;
-		weft_ulp_errors = errors;
-		if (!__atomic_load_n(&stop_, __ATOMIC_ACQUIRE))
+			errors.fetch_add(1, Order::Relaxed);
+		messages.fetch_add(1, Order::Relaxed);
+		weft_ulp_messages = messages.load(Order::Relaxed);
+		weft_ulp_errors = errors.load(Order::Relaxed);
+		if (!stop_.load(Order::Acquire))
 			work_.queue();
 	}
 
@@ -112,7 +113,7 @@ private:
 		Buf src(msg_len), dst(msg_len), remote(msg_len);
 		if (!src.p || !dst.p || !remote.p)
 			return false;
-		src.pattern(static_cast<uint8_t>(messages));
+		src.pattern(static_cast<uint8_t>(messages.load(Order::Relaxed)));
 		Sge rs{reinterpret_cast<uint64_t>(dst.p), msg_len, c.b.mr->lkey};
 		RecvWr r;
 		r.sg = Span<const Sge>(&rs, 1);
@@ -137,7 +138,7 @@ private:
 	Work work_;
 	Own<Pair> pair_;
 	Ref<Device> dev0_, dev1_;
-	bool stop_ = true;
+	Atomic<bool> stop_{true};
 };
 
 Ulp *ulp;

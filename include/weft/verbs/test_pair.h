@@ -187,9 +187,9 @@ struct Buf {
 
 /* Counts async events by type; handlers run in process context. */
 struct Events final : EventHandler {
-	int count[32] = {};
-	void handle(const Event &e) override { __atomic_fetch_add(&count[int(e.type) & 31], 1, __ATOMIC_RELAXED); }
-	int seen(EventType t) const { return __atomic_load_n(&count[int(t)], __ATOMIC_RELAXED); }
+	Atomic<int> count[32] = {};
+	void handle(const Event &e) override { count[int(e.type) & 31].fetch_add(1, Order::Relaxed); }
+	int seen(EventType t) const { return count[int(t)].load(Order::Relaxed); }
 	/* Events are asynchronous (IBA 11.6.3): wait up to 5 s for @want of them. */
 	bool wait(EventType t, int want) const
 	{
