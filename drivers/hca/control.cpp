@@ -416,7 +416,7 @@ void show_topology(Out &o)
 				o.put("%s:%u", node_name(q->node), q->num);
 			else
 				o.put("-");
-			o.put(" %s lid=%u\n", state_name(p->state.load(Order::Relaxed)), p->lid);
+			o.put(" %s lid=%u\n", state_name(p->state.load(Order::Relaxed)), p->lid.load(Order::Relaxed));
 		}
 	}
 }

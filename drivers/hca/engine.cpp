@@ -376,7 +376,7 @@ uint16_t SoftQp::pkey() const
 {
 	Port *p = hca.port(eport());
 	uint16_t i = ea_.pkey_index < Port::pkey_table_len ? ea_.pkey_index : 0;
-	return p ? __atomic_load_n(&p->pkeys[i], __ATOMIC_RELAXED) : 0xffff;
+	return p ? p->pkeys[i].load(Order::Relaxed) : 0xffff;
 }
 
 uint32_t SoftQp::mtu_bytes() const
@@ -390,7 +390,7 @@ void SoftQp::set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pk)
 {
 	Port *p = hca.port(eport());
 	s.dlid = ah.dlid;
-	s.slid = static_cast<uint16_t>((p ? p->lid : 0) | ah.src_path_bits);
+	s.slid = static_cast<uint16_t>((p ? p->lid.load(Order::Relaxed) : 0) | ah.src_path_bits);
 	s.sl = ah.sl;
 	s.vl = type == QpType::Smi ? 15 : 0; /* IBA 7.6.5: SMPs on VL15; data on VL0 */
 	s.pkey = pk;

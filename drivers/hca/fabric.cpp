@@ -342,9 +342,9 @@ Result<void> route_switch(Switch &sw, size_t node_count)
 			Port *p = h.node->port(i);
 			if (!p)
 				continue;
-			if (p->lid && (!h.node->is_switch() || i == 0)) {
-				for (uint32_t l = 0; l < (1u << p->lmc); l++)
-					sw.set_lft(static_cast<uint16_t>(p->lid + l), h.first_port);
+			if (p->lid.load(Order::Relaxed) && (!h.node->is_switch() || i == 0)) {
+				for (uint32_t l = 0; l < (1u << p->lmc.load(Order::Relaxed)); l++)
+					sw.set_lft(static_cast<uint16_t>(p->lid.load(Order::Relaxed) + l), h.first_port);
 			}
 			Port *q = p->peer();
 			/* Only switches relay; an HCA is a leaf. */
@@ -371,7 +371,7 @@ void Fabric::autoconfigure()
 		for (uint8_t i = n.is_switch() ? 0 : 1; i <= last; i++) {
 			Port *p = n.port(i);
 			if (p && (i == 0 || p->peer()))
-				p->lid = next_lid++;
+				p->lid.store(next_lid++, Order::Relaxed);
 		}
 	}
 	for (Node &n : nodes) {

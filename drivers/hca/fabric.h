@@ -152,15 +152,21 @@ public:
 	Node &node;
 	const uint8_t num;
 	uint64_t guid = 0;
-	/* PortInfo fields (IBA 14.2.5.6) this port holds. */
-	uint16_t lid = 0, sm_lid = 0;
-	uint8_t lmc = 0, sm_sl = 0;
+	/*
+	 * PortInfo fields (IBA 14.2.5.6) this port holds.  LID and LMC are
+	 * written by the SMA (under node.mgmt_lock) and autoconfiguration, and
+	 * read by packet acceptance and the engines without a lock.
+	 */
+	Atomic<uint16_t> lid{0};
+	Atomic<uint8_t> lmc{0};
+	uint16_t sm_lid = 0;
+	uint8_t sm_sl = 0;
 	/* Written under node.mgmt_lock (set_link, the SMA); the data path reads them without it. */
 	Atomic<verbs::PortState> state{verbs::PortState::Down};
 	Atomic<verbs::PhysState> phys{verbs::PhysState::Polling};
-	/* IBA 10.9.1 P_Key table; entry 0 is the default partition. */
+	/* IBA 10.9.1 P_Key table; entry 0 is the default partition.  Set by the SMA, read by the data path. */
 	static constexpr uint16_t pkey_table_len = 16;
-	uint16_t pkeys[pkey_table_len] = {0xffff};
+	Atomic<uint16_t> pkeys[pkey_table_len] = {Atomic<uint16_t>{0xffff}};
 	/* The rest of PortInfo and the tables the SMA keeps (port_mgmt.h), under node.mgmt_lock. */
 	PortMgmt mgmt;
 	PortCounters counters{};

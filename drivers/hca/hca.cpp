@@ -267,8 +267,8 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 		}
 	}
 	uint16_t dlid = p.lrh->dlid.get();
-	uint16_t mask = static_cast<uint16_t>(~((1u << in.lmc) - 1));
-	bool mine = (dlid & mask) == (in.lid & mask) || (vl15 && dlid == permissive_lid);
+	uint16_t mask = static_cast<uint16_t>(~((1u << in.lmc.load(Order::Relaxed)) - 1));
+	bool mine = (dlid & mask) == (in.lid.load(Order::Relaxed) & mask) || (vl15 && dlid == permissive_lid);
 	if (dlid >= multicast_lid_base && dlid != permissive_lid) {
 		PortCounters::bump(in.counters.multicast_rcv);
 		if (!mcast_[in.num - 1].deliver(p, *pkt))
@@ -301,9 +301,9 @@ Result<void> Hca::query_port(uint8_t port, verbs::PortAttr &out)
 	out = verbs::PortAttr();
 	out.state = p->state.load(Order::Relaxed);
 	out.phys_state = p->phys.load(Order::Relaxed);
-	out.lid = p->lid;
+	out.lid = p->lid.load(Order::Relaxed);
 	out.sm_lid = p->sm_lid;
-	out.lmc = p->lmc;
+	out.lmc = p->lmc.load(Order::Relaxed);
 	out.sm_sl = p->sm_sl;
 	out.port_cap_flags = p->mgmt.caps;
 	out.subnet_timeout = p->mgmt.subnet_timeout;
@@ -333,7 +333,7 @@ Result<uint16_t> Hca::query_pkey(uint8_t port, uint16_t index)
 	Port *p = this->port(port);
 	if (!p || index >= Port::pkey_table_len)
 		return Error(err::EINVAL);
-	return __atomic_load_n(&p->pkeys[index], __ATOMIC_RELAXED);
+	return p->pkeys[index].load(Order::Relaxed);
 }
 
 Result<void> Hca::query_counters(uint8_t port, verbs::PortCounterValues &out)

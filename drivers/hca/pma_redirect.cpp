@@ -40,7 +40,7 @@ verbs::MadOutcome redirect(const Port &port, const iba::PmaMad &req, iba::PmaMad
 	cpi.base_version.set(1);
 	cpi.class_version.set(iba::pma_class_version);
 	cpi.capability_mask.set(capabilities());
-	cpi.redirect_lid.set(__atomic_load_n(&port.lid, __ATOMIC_RELAXED));
+	cpi.redirect_lid.set(port.lid.load(Order::Relaxed));
 	cpi.redirect_pkey.set(0xffff);
 	iba::ClassPortInfo::Qp::set(cpi.redirect_qp, redirect_qpn);
 	cpi.redirect_qkey.set(redirect_qkey);
@@ -69,7 +69,7 @@ void Hca::pma_qp_receive(Port &in, const Packet &p)
 	const uint16_t pkey = p.bth->pkey.get();
 	bool member = false;
 	for (uint16_t i = 0; i < Port::pkey_table_len && !member; i++)
-		member = pkey_match(pkey, __atomic_load_n(&in.pkeys[i], __ATOMIC_RELAXED));
+		member = pkey_match(pkey, in.pkeys[i].load(Order::Relaxed));
 	if (!member) {
 		PortCounters::bump(in.counters.bad_pkey);
 		return;
@@ -87,7 +87,7 @@ void Hca::pma_qp_receive(Port &in, const Packet &p)
 	PacketSpec s;
 	s.sl = mi.sl;
 	s.dlid = mi.slid;
-	s.slid = __atomic_load_n(&in.lid, __ATOMIC_RELAXED);
+	s.slid = in.lid.load(Order::Relaxed);
 	s.opcode = iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
 	s.pkey = pkey;
 	s.dqp = mi.src_qp;

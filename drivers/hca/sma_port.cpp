@@ -33,12 +33,12 @@ void fill_subnet_fields(Ctx &c, const Port &p, PortInfo &pi)
 	/* IBA 14.2.4.2: at protection level 1 a Get with the wrong key sees M_Key 0. */
 	pi.m_key.set(c.key_matched || m.m_key_protect == 0 ? m.m_key : 0);
 	pi.gid_prefix.set(m.gid_prefix);
-	pi.lid.set(p.lid);
+	pi.lid.set(p.lid.load(Order::Relaxed));
 	pi.master_sm_lid.set(p.sm_lid);
 	pi.capability_mask.set(m.caps);
 	pi.m_key_lease_period.set(m.m_key_lease_period);
 	PortInfo::MKeyProtect::set(pi.mkey_lmc, m.m_key_protect);
-	PortInfo::Lmc::set(pi.mkey_lmc, p.lmc);
+	PortInfo::Lmc::set(pi.mkey_lmc, p.lmc.load(Order::Relaxed));
 	PortInfo::MasterSmSl::set(pi.mtu_smsl, p.sm_sl);
 	pi.m_key_violations.set(m.m_key_violations);
 	PortInfo::McastPkeyTrapSuppress::set(pi.rereg_timeout, m.mcast_pkey_trap_suppress);
@@ -146,7 +146,7 @@ uint8_t apply_subnet_fields(Port &p, const PortInfo &pi)
 	PortMgmt &m = p.mgmt;
 	uint8_t what = 0;
 	const uint8_t lmc = PortInfo::Lmc::get(pi.mkey_lmc), sl = PortInfo::MasterSmSl::get(pi.mtu_smsl);
-	if (pi.lid.get() != p.lid || lmc != p.lmc)
+	if (pi.lid.get() != p.lid.load(Order::Relaxed) || lmc != p.lmc.load(Order::Relaxed))
 		what |= port_change::lid;
 	if (pi.master_sm_lid.get() != p.sm_lid || sl != p.sm_sl)
 		what |= port_change::sm;
@@ -154,8 +154,8 @@ uint8_t apply_subnet_fields(Port &p, const PortInfo &pi)
 		what |= port_change::gid;
 	if (PortInfo::ClientReregister::get(pi.rereg_timeout))
 		what |= port_change::client_rereg;
-	__atomic_store_n(&p.lid, pi.lid.get(), __ATOMIC_RELAXED);
-	__atomic_store_n(&p.lmc, lmc, __ATOMIC_RELAXED);
+	p.lid.store(pi.lid.get(), Order::Relaxed);
+	p.lmc.store(lmc, Order::Relaxed);
 	p.sm_lid = pi.master_sm_lid.get();
 	p.sm_sl = sl;
 	m.gid_prefix = pi.gid_prefix.get();

@@ -51,15 +51,15 @@ uint16_t pkey_table(Ctx &c)
 		bool changed = false;
 		for (uint16_t i = 0; i < n; i++) {
 			uint16_t v = in.pkey[i].get();
-			changed |= v != p->pkeys[i];
-			__atomic_store_n(&p->pkeys[i], v, __ATOMIC_RELAXED);
+			changed |= v != p->pkeys[i].load(Order::Relaxed);
+			p->pkeys[i].store(v, Order::Relaxed);
 		}
 		if (changed)
 			c.changed(*p, port_change::pkey, p->state.load(Order::Relaxed));
 	}
 	auto &out = c.out_data<iba::PkeyTable>();
 	for (uint16_t i = 0; i < n; i++)
-		out.pkey[i].set(__atomic_load_n(&p->pkeys[i], __ATOMIC_RELAXED));
+		out.pkey[i].set(p->pkeys[i].load(Order::Relaxed));
 	return status::ok;
 }
 

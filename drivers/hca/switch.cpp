@@ -216,9 +216,9 @@ Result<void> Switch::query_port(uint8_t port, verbs::PortAttr &out)
 	out = verbs::PortAttr();
 	out.state = p.state.load(Order::Relaxed);
 	out.phys_state = p.phys.load(Order::Relaxed);
-	out.lid = p.lid;
+	out.lid = p.lid.load(Order::Relaxed);
 	out.sm_lid = p.sm_lid;
-	out.lmc = p.lmc;
+	out.lmc = p.lmc.load(Order::Relaxed);
 	out.sm_sl = p.sm_sl;
 	out.port_cap_flags = p.mgmt.caps;
 	out.subnet_timeout = p.mgmt.subnet_timeout;
@@ -241,7 +241,7 @@ Result<uint16_t> Switch::query_pkey(uint8_t port, uint16_t index)
 {
 	if (port != 0 || index != 0)
 		return Error(err::EINVAL);
-	return __atomic_load_n(&ports_[0].pkeys[0], __ATOMIC_RELAXED);
+	return ports_[0].pkeys[0].load(Order::Relaxed);
 }
 
 Result<verbs::Qp *> Switch::create_qp(verbs::Pd &, const verbs::QpInitAttr &)

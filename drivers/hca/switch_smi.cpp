@@ -62,8 +62,8 @@ bool is_smp(const Packet &p)
 bool Switch::for_smi(uint16_t dlid) const
 {
 	const Port &mp = ports_[0];
-	const uint16_t lid = __atomic_load_n(&mp.lid, __ATOMIC_RELAXED);
-	const uint16_t mask = static_cast<uint16_t>(~((1u << mp.lmc) - 1));
+	const uint16_t lid = mp.lid.load(Order::Relaxed);
+	const uint16_t mask = static_cast<uint16_t>(~((1u << mp.lmc.load(Order::Relaxed)) - 1));
 	return dlid == permissive_lid || (lid && (dlid & mask) == (lid & mask));
 }
 
@@ -110,7 +110,7 @@ void Switch::smi_dr(Port &in, Own<PacketBuf> pkt, uint8_t from)
 		return smi_send(move(pkt), st.port);
 	case iba::DrAction::LidRoute: {
 		const bool back = iba::Smp::Direction::get(smp.status);
-		const uint16_t lid = ports_[0].lid;
+		const uint16_t lid = ports_[0].lid.load(Order::Relaxed);
 		lrh_of(*pkt).slid.set(lid ? lid : permissive_lid);
 		return smi_route(move(pkt), back ? smp.dr_slid.get() : smp.dr_dlid.get());
 	}
@@ -127,7 +127,7 @@ void Switch::smi_dr(Port &in, Own<PacketBuf> pkt, uint8_t from)
 /* The SMA's answer to @req, sent back the way the SMI says. */
 void Switch::smi_answer(Port &in, const iba::Lrh &lrh, const uint8_t *req)
 {
-	const uint16_t lid = ports_[0].lid;
+	const uint16_t lid = ports_[0].lid.load(Order::Relaxed);
 	auto resp = smp_packet(req, lrh.slid.get(), lid ? lid : permissive_lid);
 	if (!resp) {
 		PortCounters::bump(ports_[0].counters.vl15_dropped);
@@ -183,7 +183,7 @@ void Switch::trap_tick(DelayedWork &w)
 		if (sw->mgmt.trap_tries == 1)
 			sw->mgmt.trap_tid++;
 		sm_lid = sw->ports_[0].sm_lid;
-		lid = sw->ports_[0].lid;
+		lid = sw->ports_[0].lid.load(Order::Relaxed);
 		m_key = sw->ports_[0].mgmt.m_key;
 		tid = sw->mgmt.trap_tid;
 	}

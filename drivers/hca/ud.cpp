@@ -22,7 +22,7 @@ void SoftQp::ud_spec(const SendWqe &w, PacketSpec &s)
 	/* IBA 10.2.5: QP1 sends with the P_Key index of the WR. */
 	uint16_t pk = pkey();
 	if (type == QpType::Gsi && p && w.wr.ud.pkey_index < Port::pkey_table_len)
-		pk = p->pkeys[w.wr.ud.pkey_index];
+		pk = p->pkeys[w.wr.ud.pkey_index].load(Order::Relaxed);
 	set_addressing(s, ah.attr, pk);
 	s.dqp = w.wr.ud.remote_qpn;
 	s.psn = next_psn();
@@ -136,7 +136,7 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 	if (type != QpType::Smi) {
 		bool found = false;
 		for (uint16_t i = 0; i < Port::pkey_table_len && !found; i++) {
-			if (pkey_match(pk, in->pkeys[i]) && (type == QpType::Gsi || i == ea_.pkey_index)) {
+			if (pkey_match(pk, in->pkeys[i].load(Order::Relaxed)) && (type == QpType::Gsi || i == ea_.pkey_index)) {
 				pkey_index = i;
 				found = true;
 			}
@@ -190,7 +190,7 @@ bool SoftQp::ud_place(const Packet &p, const Payload &data, uint16_t pkey_index,
 	wc.slid = p.lrh->slid.get();
 	wc.sl = iba::Lrh::Sl::get(p.lrh->sl_lnh);
 	wc.pkey_index = pkey_index;
-	wc.dlid_path_bits = static_cast<uint8_t>(p.lrh->dlid.get() & ((1u << in.lmc) - 1));
+	wc.dlid_path_bits = static_cast<uint8_t>(p.lrh->dlid.get() & ((1u << in.lmc.load(Order::Relaxed)) - 1));
 	if (p.grh)
 		wc.wc_flags |= verbs::wc_flag::grh;
 	wc.csum = acc.finish();

@@ -376,7 +376,7 @@ void ud_pkey_violation(Test &t)
 	hca::Port *pa = static_cast<hca::Hca &>(*a.dev).port(1);
 	hca::Port *pb = static_cast<hca::Hca &>(*b.dev).port(1);
 	/* What an SM would program from partitions.conf: 0x8001 at index 1 of b. */
-	pb->pkeys[1] = 0x8001;
+	pb->pkeys[1].store(0x8001, Order::Relaxed);
 	QpAttr at;
 	at.state = QpState::Init;
 	at.port_num = 1;
@@ -414,7 +414,7 @@ void ud_pkey_violation(Test &t)
 	WEFT_ASSERT_OK(t, b.dev->query_port(1, after));
 	WEFT_EXPECT_EQ(t, after.bad_pkey_cntr, before.bad_pkey_cntr + 1);
 	/* a joins the partition as a full member and uses it: delivered. */
-	pa->pkeys[1] = 0x8001;
+	pa->pkeys[1].store(0x8001, Order::Relaxed);
 	at.state = QpState::Rts;
 	at.pkey_index = 1;
 	WEFT_ASSERT_OK(t, a.ctx->destroy_qp(a.qp));
@@ -438,7 +438,8 @@ void ud_pkey_violation(Test &t)
 	auto rwc = wait_wc(b.cq);
 	WEFT_ASSERT_OK(t, rwc);
 	WEFT_EXPECT_EQ(t, rwc.value().pkey_index, uint16_t(1));
-	pa->pkeys[1] = pb->pkeys[1] = 0;
+	pa->pkeys[1].store(0, Order::Relaxed);
+	pb->pkeys[1].store(0, Order::Relaxed);
 }
 
 struct McastFixture {

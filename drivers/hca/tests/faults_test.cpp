@@ -303,7 +303,7 @@ void corrupt_counted_by_receivers(Test &t)
 	WEFT_EXPECT_TRUE(t, ok);
 	if (ok) {
 		/* Receivers as autoconfiguration would leave them, without touching the default subnet. */
-		hca.port(1)->lid = 0x12;
+		hca.port(1)->lid.store(0x12, Order::Relaxed);
 		hca.port(1)->state.store(verbs::PortState::Active, Order::Relaxed);
 		s.port(1)->state.store(verbs::PortState::Active, Order::Relaxed);
 		tx1.port_.faults().set_count(FaultKind::Corrupt, 20);

@@ -306,7 +306,7 @@ void redirect_to_own_qp(Test &t)
 	WEFT_ASSERT_OK(t, own);
 	Rig &r = *own.value();
 	Port &p1 = *r.h->port(1);
-	p1.lid = 0x21;
+	p1.lid.store(0x21, Order::Relaxed);
 	pma::set_redirected(true);
 	uint16_t st = r.m.run(*r.h, 1, method::get, pma_attr::port_counters, 1);
 	pma::set_redirected(false);

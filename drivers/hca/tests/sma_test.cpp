@@ -168,7 +168,7 @@ void port_info_set_and_events(Test &t)
 			edit(p);
 		});
 		WEFT_EXPECT_EQ(t, s, mad_status::invalid_value);
-		WEFT_EXPECT_EQ(t, r.h->port(1)->lid, uint16_t(0x33));
+		WEFT_EXPECT_EQ(t, r.h->port(1)->lid.load(Order::Relaxed), uint16_t(0x33));
 	};
 	bad([](PortInfo &p) { PortInfo::NeighborMtu::set(p.mtu_smsl, 6); });
 	bad([](PortInfo &p) { PortInfo::NeighborMtu::set(p.mtu_smsl, 0); });
@@ -184,7 +184,7 @@ void port_info_set_and_events(Test &t)
 	r.m.data<PortInfo>().lid.set(0x55);
 	r.m.ask(*r.h, 1);
 	WEFT_EXPECT_EQ(t, r.m.status(), mad_status::invalid_value);
-	WEFT_EXPECT_EQ(t, r.h->port(2)->lid, uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.h->port(2)->lid.load(Order::Relaxed), uint16_t(0));
 	r.m.get(*r.h, 1, smp_attr::port_info, 3);
 	WEFT_EXPECT_EQ(t, r.m.status(), mad_status::invalid_value);
 	/* modify_port: IsSM shows in query_port and in PortInfo.CapabilityMask. */
@@ -287,7 +287,7 @@ void m_key_protection_and_lease(Test &t)
 	r.m.to_set(wrong);
 	r.m.data<PortInfo>().lid.set(0x77);
 	WEFT_EXPECT_EQ(t, int(r.m.ask(*r.h, 1)), int(MadOutcome::Consumed));
-	WEFT_EXPECT_EQ(t, r.h->port(1)->lid, uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.h->port(1)->lid.load(Order::Relaxed), uint16_t(0));
 	WEFT_EXPECT_EQ(t, m.m_key_violations, uint16_t(1));
 	/* Level 2 with a 1 s lease: a wrong Get is a violation too, until the lease runs out. */
 	WEFT_ASSERT_EQ(t, r.set_port_info(1, [&](PortInfo &p) {

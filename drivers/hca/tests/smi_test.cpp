@@ -185,7 +185,7 @@ void dr_walks_two_switches(Test &t)
 	WEFT_ASSERT_TRUE(t, n.received());
 	WEFT_EXPECT_EQ(t, n.m.status(), uint16_t(0));
 	WEFT_EXPECT_EQ(t, n.m.got<PortInfo>().lid.get(), uint16_t(0x30));
-	WEFT_EXPECT_EQ(t, b.port(0)->lid, uint16_t(0x30));
+	WEFT_EXPECT_EQ(t, b.port(0)->lid.load(Order::Relaxed), uint16_t(0x30));
 
 	/* A path out of an unlinked port ends there, counted. */
 	const uint8_t dead[] = {1, 4};
@@ -210,8 +210,8 @@ void lid_routed_to_switch(Test &t)
 	Fabric &f = Fabric::get();
 	WEFT_ASSERT_OK(t, f.connect(n.sm.port_, *a.port(1)));
 	WEFT_ASSERT_OK(t, f.connect(*a.port(2), *b.port(3)));
-	a.port(0)->lid = 0x20;
-	b.port(0)->lid = 0x30;
+	a.port(0)->lid.store(0x20, Order::Relaxed);
+	b.port(0)->lid.store(0x30, Order::Relaxed);
 	a.set_lft(sm_lid, 1);
 	a.set_lft(0x30, 2);
 	b.set_lft(sm_lid, 3);
@@ -359,7 +359,7 @@ void trap_128_until_repressed(Test &t)
 	Net &n = *own.value();
 	Switch &a = *n.sw[0];
 	constexpr uint16_t sw_lid = 3;
-	a.port(0)->lid = sw_lid;
+	a.port(0)->lid.store(sw_lid, Order::Relaxed);
 	a.port(0)->sm_lid = sm_lid;
 	a.set_lft(sm_lid, 2);
 	/* The SM's own cable is the first change. */
