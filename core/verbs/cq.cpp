@@ -194,6 +194,9 @@ void CqEventBatch::fire()
 
 Result<void> Cq::resize(uint32_t cqe)
 {
+	/* IBA 11.2.6.3: the new size is bounded as at creation (and comes from user space, soon). */
+	if (cqe == 0 || cqe > ctx.dev.attr().max_cqe)
+		return Error(err::EINVAL);
 	auto fresh = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, size_t(cqe) + 1));
 	SpinGuardIrq g(lock_);
 	size_t used = (tail_ + ring_size_ - head_) % ring_size_;

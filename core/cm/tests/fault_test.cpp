@@ -138,11 +138,15 @@ void mra_holds_requester(Test &t)
 	auto px = ready();
 	WEFT_ASSERT_OK(t, px);
 	Pair &x = *px.value();
-	x.rb.on_request = Recorder::OnRequest::Mra; /* 4.3 s more: far beyond the 150 ms below */
-	WEFT_ASSERT_OK(t, connect(*x.active, x.param()));
+	x.rb.on_request = Recorder::OnRequest::Mra; /* 4.3 s more: far beyond the 700 ms below */
+	/* 4.096 us * 2^14 = 67 ms, 3 retries: about 270 ms for the MRA to arrive in. */
+	ConnectParam p = x.param();
+	p.local_cm_response_timeout = p.remote_cm_response_timeout = 14;
+	p.max_cm_retries = 3;
+	WEFT_ASSERT_OK(t, connect(*x.active, p));
 	WEFT_ASSERT_TRUE(t, x.rb.wait(EventType::Request));
-	/* Without the MRA, 4 REQs 18 ms apart would have ended in Unreachable by now. */
-	weft_msleep(150);
+	/* Without the MRA, 4 REQs 67 ms apart would have ended in Unreachable by now. */
+	weft_msleep(700);
 	WEFT_EXPECT_EQ(t, int(state(*x.active)), int(State::RepWait));
 	WEFT_EXPECT_EQ(t, x.ra.seen(EventType::Unreachable), 0);
 	AcceptParam a;

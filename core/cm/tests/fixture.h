@@ -185,9 +185,13 @@ struct Pair {
 		p.qp = a.qp;
 		p.path = path();
 		p.service_id = service;
-		/* 4.096 us * 2^12 = 16 ms to answer; retransmissions come quickly. */
-		p.local_cm_response_timeout = p.remote_cm_response_timeout = 12;
-		p.max_cm_retries = 3;
+		/*
+		 * 4.096 us * 2^16 = 268 ms to answer, 15 retries: a loaded host's
+		 * slow peer never makes a connect time out (16 ms and 3 retries
+		 * did, on the debug kernel).  Tests about retries set their own.
+		 */
+		p.local_cm_response_timeout = p.remote_cm_response_timeout = 16;
+		p.max_cm_retries = 15;
 		return p;
 	}
 

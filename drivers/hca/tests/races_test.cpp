@@ -14,7 +14,8 @@
  *    without a lock);
  *  - NodeDescription read while it is rewritten is one write or the other;
  *  - Modify QP RTS->RTS under a stream of RDMA WRITEs: the engine works
- *    from its own copy of the attributes, every WRITE lands.
+ *    from its own copy of the attributes, every WRITE lands;
+ *  - Resize CQ while completions stream in and are polled.
  */
 #include <weft/atomic.h>
 #include <weft/test.h>
@@ -344,6 +345,87 @@ void modify_under_traffic(Test &t)
 	WEFT_EXPECT_EQ(t, q.qp_access_flags, rw);
 }
 
+struct Resizer {
+	Cq *cq;
+	Atomic<bool> stop;
+	Atomic<uint32_t> resizes, refused;
+	Completion done;
+};
+Resizer *resizer;
+
+void resize_loop(Work &w)
+{
+	(void)w;
+	for (uint32_t i = 0; !resizer->stop.load(Order::Relaxed); i++) {
+		if (resizer->cq->resize(i & 1 ? 128 : 512))
+			resizer->resizes.fetch_add(1, Order::Relaxed);
+		else
+			resizer->refused.fetch_add(1, Order::Relaxed);
+		weft_cond_resched();
+	}
+	resizer->done.complete();
+}
+
+/*
+ * IBA 11.2.6.3 Resize CQ while completions stream in and are polled: every
+ * completion arrives once and in order, none is lost in a ring swap.  Out
+ * of range sizes are refused.
+ */
+void cq_resize_under_traffic(Test &t)
+{
+	auto p = make_own<Pair>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, p);
+	WEFT_ASSERT_OK(t, p.value()->connect(QpType::Rc, iba::Mtu::M1024));
+	Side &a = p.value()->a, &b = p.value()->b;
+	WEFT_EXPECT_ERR(t, a.cq->resize(0), err::EINVAL);
+	WEFT_EXPECT_ERR(t, a.cq->resize(a.dev->attr().max_cqe + 1), err::EINVAL);
+	auto r = make_own<Resizer>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, r);
+	resizer = r.value().get();
+	resizer->cq = a.cq;
+	Work w(resize_loop, WEFT_LOCK_CLASS("weft_hca_test_resizer"));
+	w.queue();
+	static uint8_t src[256], dst[256];
+	constexpr uint32_t total = 4000, window = 32;
+	uint32_t posted = 0, seen = 0, out_of_order = 0, bad = 0;
+	int idle = 0;
+	while (seen < total && idle < 10000) {
+		while (posted < total && posted - seen < window) {
+			Sge sg{reinterpret_cast<uint64_t>(src), sizeof(src), a.mr->lkey};
+			SendWr wr;
+			wr.opcode = WrOpcode::RdmaWrite;
+			wr.wr_id = posted;
+			wr.sg = Span<const Sge>(&sg, 1);
+			wr.rdma.remote_addr = reinterpret_cast<uint64_t>(dst);
+			wr.rdma.rkey = b.mr->rkey;
+			WEFT_ASSERT_OK(t, a.qp->post_send(wr));
+			posted++;
+		}
+		Wc wc[8];
+		size_t n = a.cq->poll(Span<Wc>(wc, 8));
+		for (size_t i = 0; i < n; i++) {
+			out_of_order += wc[i].wr_id != seen;
+			bad += wc[i].status != WcStatus::Success;
+			seen++;
+		}
+		if (n) {
+			idle = 0;
+		} else {
+			idle++;
+			weft_msleep(1);
+		}
+	}
+	resizer->stop.store(true, Order::Relaxed);
+	WEFT_EXPECT_OK(t, resizer->done.wait(Timeout::msecs(60000)));
+	w.flush();
+	WEFT_EXPECT_EQ(t, seen, total);
+	WEFT_EXPECT_EQ(t, out_of_order, 0u);
+	WEFT_EXPECT_EQ(t, bad, 0u);
+	WEFT_EXPECT_GT(t, resizer->resizes.load(Order::Relaxed), 0u);
+	WEFT_EXPECT_FALSE(t, a.cq->in_error());
+	resizer = nullptr;
+}
+
 /* The PSNs Modify QP set are what Query QP reports, before any packet moved. */
 void query_sees_new_psns(Test &t)
 {
@@ -362,4 +444,4 @@ void query_sees_new_psns(Test &t)
 WEFT_TEST_SUITE(weft_hca_races, WEFT_CASE(modify_rechecks_state), WEFT_CASE(modify_vs_destroy),
 		WEFT_CASE(port_before_state), WEFT_CASE(reset_qp_takes_nothing),
 		WEFT_CASE(node_desc_never_torn), WEFT_CASE(modify_under_traffic),
-		WEFT_CASE(query_sees_new_psns));
+		WEFT_CASE(query_sees_new_psns), WEFT_CASE(cq_resize_under_traffic));
