@@ -15,6 +15,7 @@
  * waits for `releasing` to drop to 0, then destroys the port interfaces:
  * a child never outlives its parent or its device.
  */
+#include <weft/atomic.h>
 #include <weft/log.h>
 #include <weft/wait.h>
 
@@ -43,7 +44,7 @@ struct Hca final : verbs::EventHandler {
 		bool closing = false;
 	};
 	Protected<Ifcs, Mutex> ifcs;
-	uint32_t releasing = 0; /* written under the mutex, read by remove()'s wait */
+	Atomic<uint32_t> releasing{0}; /* written under the mutex, read by remove()'s wait */
 	WaitQueue released;
 
 	void handle(const verbs::Event &e) override
@@ -91,7 +92,7 @@ bool take_child(Hca &h, Hca::Ifcs &l, Interface &c)
 		return false;
 	l.list.remove(c);
 	c.listed = false;
-	__atomic_store_n(&h.releasing, h.releasing + 1, __ATOMIC_RELEASE);
+	h.releasing.fetch_add(1, Order::Release);
 	c.unlink();
 	return true;
 }
@@ -136,7 +137,7 @@ public:
 		while (Interface *c = h->take(true))
 			c->destroy();
 		/* Children unlinked under rtnl before: wait until their destructors ran. */
-		(void)h->released.wait([h] { return __atomic_load_n(&h->releasing, __ATOMIC_ACQUIRE) == 0; });
+		(void)h->released.wait([h] { return h->releasing.load(Order::Acquire) == 0; });
 		/* The last one woke us under the mutex: let it leave before the Hca goes. */
 		{
 			auto l = h->ifcs.lock();
@@ -257,6 +258,6 @@ void weft_ipoib_child_released(void *ctx)
 	Hca &h = *hca_of(c);
 	c.release_unlinked();
 	auto l = h.ifcs.lock();
-	__atomic_store_n(&h.releasing, h.releasing - 1, __ATOMIC_RELEASE);
+	h.releasing.fetch_sub(1, Order::Release);
 	h.released.wake_all();
 }

@@ -17,9 +17,6 @@ namespace {
 const Logger log("weft_ipoib");
 /* A peer that refused or did not answer gets datagrams this long before we ask again. */
 constexpr uint64_t retry_ms = 10000;
-
-template <typename T> void store(T &v, T x) { __atomic_store_n(&v, x, __ATOMIC_RELEASE); }
-template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 } // namespace
 
 constinit CmTestHooks cm_test_hooks;
@@ -79,7 +76,7 @@ Result<Cm *> Cm::create(Interface &ifc, const CmParams &p)
 
 void Cm::kick()
 {
-	if (!load(dying_))
+	if (!dying_.load(Order::Acquire))
 		work_.queue();
 }
 
@@ -89,7 +86,7 @@ int Cm::set_mode(bool connected)
 		return 0;
 	if (connected && !params_.advertise)
 		return -static_cast<int>(err::EINVAL);
-	store(connected_, connected);
+	connected_.store(connected, Order::Release);
 	if (connected) {
 		/* RFC 4755 §6: up to 64 KiB less the header's alignment. */
 		weft_ipoib_set_mtu_rtnl(ifc_.nd_, cmp::max_mtu, cmp::max_mtu);
@@ -106,7 +103,7 @@ int Cm::set_mode(bool connected)
 
 void Cm::flush()
 {
-	store(flush_, true);
+	flush_.store(true, Order::Release);
 	kick();
 }
 
@@ -176,9 +173,9 @@ void Cm::fail(TxConn &c, uint64_t retry)
 	{
 		SpinGuardBh g(lock_);
 		if (c.state == TxState::Up)
-			__atomic_fetch_sub(&ifc_.stats_.cm_connections, 1, __ATOMIC_RELAXED);
+			ifc_.uncount(&weft_ipoib_stats::cm_connections);
 		if (c.state != TxState::Failed)
-			ifc_.count(ifc_.stats_.cm_failures);
+			ifc_.count(&weft_ipoib_stats::cm_failures);
 		c.state = TxState::Failed;
 		c.failed_at = now_ms() + retry;
 		c.release = c.id || c.qp;
@@ -215,8 +212,8 @@ void Cm::tx_event(TxConn &c, const cm::Event &e)
 			}
 		}
 		if (up) {
-			__atomic_fetch_add(&ifc_.stats_.cm_connections, 1, __ATOMIC_RELAXED);
-			ifc_.count(ifc_.stats_.cm_connects);
+			ifc_.count(&weft_ipoib_stats::cm_connections);
+			ifc_.count(&weft_ipoib_stats::cm_connects);
 			send_pending(c);
 		}
 		break;
@@ -272,7 +269,7 @@ void Cm::RxConn::handle(const verbs::Event &e)
 int Cm::on_request(const cm::Event &e)
 {
 	/* In either mode: the C flag in our address says we take connections (in-tree too). */
-	if (load(dying_) || !cmp::decode_mtu(e.private_data))
+	if (dying_.load(Order::Acquire) || !cmp::decode_mtu(e.private_data))
 		return -1;
 	auto *r = new (Gfp::Sleep) RxConn(*this);
 	if (!r)
@@ -305,8 +302,8 @@ int Cm::on_request(const cm::Event &e)
 		MutexGuard g(mutex_);
 		rx_conns_.push_back(*r);
 	}
-	ifc_.count(ifc_.stats_.cm_accepts);
-	__atomic_fetch_add(&ifc_.stats_.cm_passive, 1, __ATOMIC_RELAXED);
+	ifc_.count(&weft_ipoib_stats::cm_accepts);
+	ifc_.count(&weft_ipoib_stats::cm_passive);
 	return 0;
 }
 
@@ -336,15 +333,15 @@ void Cm::rx_event(RxConn &c, const cm::Event &e)
  */
 void Cm::release_rx(RxConn &c)
 {
-	__atomic_fetch_sub(&ifc_.stats_.cm_passive, 1, __ATOMIC_RELAXED);
+	ifc_.uncount(&weft_ipoib_stats::cm_passive);
 	{
 		SpinGuardBh g(events_lock_);
 		c.event_id = nullptr;
 	}
 	cm::destroy(c.id);
 	c.id = nullptr;
-	if (auto hook = load(cm_test_hooks.rx_released))
-		hook(c, *c.qp, load(cm_test_hooks.arg));
+	if (auto hook = cm_test_hooks.rx_released.load(Order::Acquire))
+		hook(c, *c.qp, cm_test_hooks.arg.load(Order::Acquire));
 	(void)ifc_.ctx_->destroy_qp(c.qp);
 	delete &c;
 }
@@ -378,7 +375,7 @@ void Cm::teardown_all(bool passive)
 		SpinGuardBh g(lock_);
 		while (TxConn *c = tx_conns_.pop_front()) {
 			if (c->state == TxState::Up)
-				__atomic_fetch_sub(&ifc_.stats_.cm_connections, 1, __ATOMIC_RELAXED);
+				ifc_.uncount(&weft_ipoib_stats::cm_connections);
 			c->state = TxState::Failed;
 			tx.push_back(*c);
 		}
@@ -440,7 +437,7 @@ void Cm::age_tx()
 			if (old) {
 				tx_conns_.remove(*old);
 				if (old->state == TxState::Up)
-					__atomic_fetch_sub(&ifc_.stats_.cm_connections, 1, __ATOMIC_RELAXED);
+					ifc_.uncount(&weft_ipoib_stats::cm_connections);
 				old->state = TxState::Failed;
 			}
 		}
@@ -452,7 +449,7 @@ void Cm::age_tx()
 			slots_[old->slot] = nullptr;
 			nconns_--;
 		}
-		ifc_.count(ifc_.stats_.cm_aged);
+		ifc_.count(&weft_ipoib_stats::cm_aged);
 		delete old;
 	}
 }
@@ -482,14 +479,14 @@ void Cm::age_rx()
 			c.seen_at = now;
 		} else if (c.seen_at + idle_ms <= now) {
 			c.dead = true;
-			ifc_.count(ifc_.stats_.cm_passive_aged);
+			ifc_.count(&weft_ipoib_stats::cm_passive_aged);
 		}
 	}
 }
 
 void Cm::reconcile()
 {
-	if (load(dying_))
+	if (dying_.load(Order::Acquire))
 		return;
 	const bool want = connected();
 	/*
@@ -501,17 +498,18 @@ void Cm::reconcile()
 	for (uint32_t i = 0; i < rx_.size(); i++)
 		if (!rx_[i].skb && !post_rx(i, true))
 			break;
-	if (!listener_) {
+	/* Only work_ writes it: our own reads need no order. */
+	if (!listener_.load(Order::Relaxed)) {
 		auto id = cm::create_id(ifc_.dev_, *this, nullptr);
 		if (id && cm::listen(**id, service_id()))
-			store(listener_, *id);
+			listener_.store(*id, Order::Release);
 		else if (id)
 			cm::destroy(*id);
-		if (!listener_)
+		if (!listener_.load(Order::Relaxed))
 			log.err("%s: cannot listen for connections", weft_ipoib_name(ifc_.nd_));
 	}
 	/* Datagram mode: our sending connections go; a flush takes the peers' too. */
-	const bool flush = __atomic_exchange_n(&flush_, false, __ATOMIC_ACQ_REL);
+	const bool flush = flush_.exchange(false, Order::AcqRel);
 	if (flush || !want)
 		teardown_all(flush);
 	age_rx();
@@ -562,11 +560,12 @@ void Cm::reconcile()
 
 void Cm::destroy()
 {
-	store(dying_, true);
+	dying_.store(true, Order::Release);
 	work_.cancel_sync();
-	if (listener_)
-		cm::destroy(listener_);
-	store(listener_, static_cast<cm::Id *>(nullptr));
+	/* work_ is done: nothing else writes it. */
+	if (cm::Id *l = listener_.load(Order::Relaxed))
+		cm::destroy(l);
+	listener_.store(nullptr, Order::Release);
 	teardown_all();
 	/* A handler that ran meanwhile may have queued it. */
 	work_.cancel_sync();

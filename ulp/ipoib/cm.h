@@ -46,6 +46,7 @@
 #ifndef WEFT_IPOIB_CM_H
 #define WEFT_IPOIB_CM_H
 
+#include <weft/atomic.h>
 #include <weft/cm/cm.h>
 #include <weft/verbs/verbs.h>
 #include <weft/work.h>
@@ -72,8 +73,10 @@ struct CmParams {
  * event it raised earlier, such as CommEst.
  */
 struct CmTestHooks {
-	void (*rx_released)(verbs::EventHandler &events, verbs::Qp &qp, void *arg) = nullptr;
-	void *arg = nullptr;
+	using RxReleased = void (*)(verbs::EventHandler &events, verbs::Qp &qp, void *arg);
+	/* Set by a test while connections are released (in work_). */
+	Atomic<RxReleased> rx_released{nullptr};
+	Atomic<void *> arg{nullptr};
 };
 extern constinit CmTestHooks cm_test_hooks;
 
@@ -83,7 +86,7 @@ public:
 	void destroy();
 
 	/* Connected mode chosen (fast path reads it without a lock). */
-	bool connected() const { return __atomic_load_n(&connected_, __ATOMIC_ACQUIRE); }
+	bool connected() const { return connected_.load(Order::Acquire); }
 	/* rtnl held (ipoib_kapi.h). */
 	int set_mode(bool connected);
 	/* Port events, interface down: every connection goes. */
@@ -110,7 +113,7 @@ public:
 	/* RFC 4755 §4: the service ID peers connect to (our UD QPN). */
 	uint64_t service_id() const;
 	/* The listener is up (work_ set it up after the first open or listen()). */
-	bool listening() const { return __atomic_load_n(&listener_, __ATOMIC_ACQUIRE) != nullptr; }
+	bool listening() const { return listener_.load(Order::Acquire) != nullptr; }
 
 	int event(const cm::Event &e) override;
 
@@ -200,7 +203,7 @@ private:
 	verbs::Cq *cq_ = nullptr;
 	verbs::Srq *srq_ = nullptr;
 	Array<RxBuf> rx_;
-	cm::Id *listener_ = nullptr; /* written by work_ only */
+	Atomic<cm::Id *> listener_{nullptr}; /* written by work_ only (and destroy() after it) */
 
 	SpinLock events_lock_;
 
@@ -212,9 +215,10 @@ private:
 	Mutex mutex_;
 	List<RxConn, &RxConn::rx_node> rx_conns_; /* under mutex_ */
 
-	bool connected_ = false; /* atomics */
-	bool dying_ = false;
-	bool flush_ = false;
+	/* Read without a lock (fast path, CM handlers, listening()). */
+	Atomic<bool> connected_{false};
+	Atomic<bool> dying_{false};
+	Atomic<bool> flush_{false};
 	Work work_;
 };
 

@@ -21,8 +21,6 @@ namespace weft::ipoib {
 namespace {
 const Logger log("weft_ipoib");
 constexpr uint64_t rx_tag = 1ull << 63;
-
-template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 } // namespace
 
 Cm::TxConn *Cm::find_locked(const HwAddr &dst)
@@ -63,8 +61,8 @@ Cm::TxConn *Cm::add_locked(const HwAddr &dst)
 void Cm::too_big(void *skb)
 {
 	const uint32_t mtu = ifc_.ud_mtu_now();
-	ifc_.count(ifc_.stats_.cm_too_big);
-	ifc_.count(ifc_.stats_.tx_dropped);
+	ifc_.count(&weft_ipoib_stats::cm_too_big);
+	ifc_.count(&weft_ipoib_stats::tx_dropped);
 	weft_ipoib_too_big(ifc_.nd_, skb, mtu);
 }
 
@@ -93,7 +91,7 @@ bool Cm::post_locked(TxConn &c, void *skb)
 	verbs::Sge sge[Interface::tx_sge];
 	const uint32_t nsge = ifc_.tx_csum(skb, wr) ? ifc_.gather(skb, sge) : 0;
 	if (!nsge) {
-		ifc_.count(ifc_.stats_.tx_dropped);
+		ifc_.count(&weft_ipoib_stats::tx_dropped);
 		weft_ipoib_skb_free(skb, false);
 		return true;
 	}
@@ -105,7 +103,7 @@ bool Cm::post_locked(TxConn &c, void *skb)
 	wr.sg = Span<const verbs::Sge>(sge, nsge);
 	if (!c.qp->post_send(wr)) {
 		c.ring[idx] = TxSlot{};
-		ifc_.count(ifc_.stats_.tx_errors);
+		ifc_.count(&weft_ipoib_stats::tx_errors);
 		weft_ipoib_skb_free(skb, false);
 		return true;
 	}
@@ -140,14 +138,14 @@ int Cm::xmit(void *skb, const HwAddr &dst)
 			if (c && c->state == TxState::Up && len - encap_len <= c->mtu) {
 				ret = post_locked(*c, skb) ? 0 : 1;
 				if (!ret)
-					ifc_.count(ifc_.stats_.cm_tx_packets);
+					ifc_.count(&weft_ipoib_stats::cm_tx_packets);
 			} else if (c && c->state == TxState::Connecting) {
 				if (c->npending < max_pending) {
 					c->pending[c->npending++] = skb;
 					ret = 0;
 				} else if (big) {
 					/* Not a path MTU matter: the connection is on its way. */
-					ifc_.count(ifc_.stats_.tx_dropped);
+					ifc_.count(&weft_ipoib_stats::tx_dropped);
 					weft_ipoib_skb_free(skb, false);
 					ret = 0;
 				}
@@ -175,7 +173,7 @@ void Cm::send_pending(TxConn &c)
 	SpinGuardBh g(lock_);
 	for (uint32_t i = 0; i < c.npending; i++) {
 		if (!post_locked(c, c.pending[i])) {
-			ifc_.count(ifc_.stats_.tx_dropped);
+			ifc_.count(&weft_ipoib_stats::tx_dropped);
 			weft_ipoib_skb_free(c.pending[i], false);
 		}
 	}
@@ -193,7 +191,7 @@ void Cm::drain_ring(TxConn &c)
 	}
 	c.head = c.tail = 0;
 	/* Its full ring may have stopped the queue. */
-	if (ifc_.nd_ && !load(dying_))
+	if (ifc_.nd_ && !dying_.load(Order::Acquire))
 		weft_ipoib_wake_queue(ifc_.nd_);
 }
 
@@ -216,7 +214,7 @@ void Cm::handle_tx(const verbs::Wc &wc)
 			weft_ipoib_wake_queue(ifc_.nd_);
 		if (wc.status != verbs::WcStatus::Success && c->state == TxState::Up) {
 			/* The connection broke (retries exhausted): work_ releases it. */
-			__atomic_fetch_sub(&ifc_.stats_.cm_connections, 1, __ATOMIC_RELAXED);
+			ifc_.uncount(&weft_ipoib_stats::cm_connections);
 			c->state = TxState::Failed;
 			c->failed_at = now_ms();
 			c->release = true;
@@ -226,10 +224,10 @@ void Cm::handle_tx(const verbs::Wc &wc)
 	if (!s.skb)
 		return;
 	if (wc.status == verbs::WcStatus::Success) {
-		ifc_.count(ifc_.stats_.tx_packets);
-		ifc_.count(ifc_.stats_.tx_bytes, s.len - encap_len);
+		ifc_.count(&weft_ipoib_stats::tx_packets);
+		ifc_.count(&weft_ipoib_stats::tx_bytes, s.len - encap_len);
 	} else {
-		ifc_.count(ifc_.stats_.tx_errors);
+		ifc_.count(&weft_ipoib_stats::tx_errors);
 		WEFT_LOG_RATELIMITED(log, Level::Info, "RC send completion %s", verbs::wc_status_str(wc.status));
 	}
 	weft_ipoib_skb_free(s.skb, wc.status == verbs::WcStatus::Success);
@@ -267,30 +265,30 @@ void Cm::handle_rx(const verbs::Wc &wc)
 	RxBuf &b = rx_[idx];
 	/* A completion for a slot with no buffer posted names nothing we gave the HCA. */
 	if (!b.skb) {
-		ifc_.count(ifc_.stats_.rx_errors);
+		ifc_.count(&weft_ipoib_stats::rx_errors);
 		return;
 	}
 	auto repost = [&]() {
 		if (!post_rx(idx, false))
-			ifc_.count(ifc_.stats_.rx_errors);
+			ifc_.count(&weft_ipoib_stats::rx_errors);
 	};
 	if (wc.status != verbs::WcStatus::Success) {
 		if (wc.status != verbs::WcStatus::WrFlushErr)
-			ifc_.count(ifc_.stats_.rx_errors);
+			ifc_.count(&weft_ipoib_stats::rx_errors);
 		return repost();
 	}
 	const uint32_t len = wc.byte_len;
 	if (len < encap_len || len > cmp::buf_size) {
-		ifc_.count(ifc_.stats_.rx_bad_header);
-		ifc_.count(ifc_.stats_.rx_dropped);
+		ifc_.count(&weft_ipoib_stats::rx_bad_header);
+		ifc_.count(&weft_ipoib_stats::rx_dropped);
 		return repost();
 	}
-	if (!load(ifc_.admin_up_))
+	if (!ifc_.admin_up_.load(Order::Acquire))
 		return repost();
 	const uint16_t proto = reinterpret_cast<const EncapHeader *>(b.sg[0].addr)->type.get();
-	ifc_.count(ifc_.stats_.rx_packets);
-	ifc_.count(ifc_.stats_.rx_bytes, len - encap_len);
-	ifc_.count(ifc_.stats_.cm_rx_packets);
+	ifc_.count(&weft_ipoib_stats::rx_packets);
+	ifc_.count(&weft_ipoib_stats::rx_bytes, len - encap_len);
+	ifc_.count(&weft_ipoib_stats::cm_rx_packets);
 	if (len <= WEFT_IPOIB_CM_HEAD) {
 		uint8_t *data;
 		void *skb = weft_ipoib_rx_alloc(ifc_.nd_, len, &data);
@@ -298,7 +296,7 @@ void Cm::handle_rx(const verbs::Wc &wc)
 			__builtin_memcpy(data, b.sg[0].addr, len);
 		repost();
 		if (!skb) {
-			ifc_.count(ifc_.stats_.rx_dropped);
+			ifc_.count(&weft_ipoib_stats::rx_dropped);
 			return;
 		}
 		weft_ipoib_rx_deliver(ifc_.nd_, skb, len, encap_len, proto, WEFT_IPOIB_RX_HOST, Interface::rx_csum(wc));
@@ -308,7 +306,7 @@ void Cm::handle_rx(const verbs::Wc &wc)
 	fresh.skb = weft_ipoib_cm_rx_alloc(ifc_.nd_, false, fresh.sg);
 	if (!fresh.skb) {
 		/* No memory for a new buffer: this one goes back, the packet is lost. */
-		ifc_.count(ifc_.stats_.rx_dropped);
+		ifc_.count(&weft_ipoib_stats::rx_dropped);
 		return repost();
 	}
 	void *full = b.skb;

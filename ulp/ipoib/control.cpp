@@ -16,8 +16,6 @@ namespace weft::ipoib {
 namespace {
 const Logger log("weft_ipoib");
 
-template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
-
 /* Retry a failed broadcast join (no SM yet, group not created yet) this often. */
 constexpr unsigned long rejoin_ms = 1000;
 /* Most multicast addresses followed; more are left to the broadcast group. */
@@ -47,7 +45,7 @@ void Interface::resolve_work(Work &w)
 	Interface *ifc = container_of(&w, &Interface::resolve_work_);
 	DestTable::Claim c;
 	for (;;) {
-		if (load(ifc->dying_))
+		if (ifc->dying_.load(Order::Acquire))
 			return;
 		{
 			SpinGuardBh g(ifc->lock_);
@@ -84,12 +82,12 @@ void Interface::resolve_work(Work &w)
  */
 void Interface::sync()
 {
-	if (load(dying_))
+	if (dying_.load(Order::Acquire))
 		return;
 	verbs::PortAttr a;
 	const bool active = dev_.query_port(port_, a) && a.state == verbs::PortState::Active;
-	const bool want = load(admin_up_) && active;
-	if (__atomic_exchange_n(&flush_pending_, false, __ATOMIC_ACQ_REL) || !want)
+	const bool want = admin_up_.load(Order::Acquire) && active;
+	if (flush_pending_.exchange(false, Order::AcqRel) || !want)
 		flush();
 	if (!want)
 		return;
@@ -99,12 +97,12 @@ void Interface::sync()
 			flush();
 		return;
 	}
-	__atomic_store_n(&lid_, a.lid, __ATOMIC_RELEASE);
+	lid_.store(a.lid, Order::Release);
 	refresh_gid();
 	if (!bcast_joined_) {
 		auto r = join_broadcast();
 		if (!r) {
-			count(stats_.mcast_failures);
+			count(&weft_ipoib_stats::mcast_failures);
 			WEFT_LOG_RATELIMITED(log, Level::Info, "%s: broadcast group join failed (errno %d), retrying",
 					     weft_ipoib_name(nd_), r.error().code());
 			sync_work_.modify(rejoin_ms);
@@ -144,11 +142,11 @@ void Interface::age_dests()
 		while (Dest *d = idle.pop_front())
 			release(*d);
 		if (n)
-			count(stats_.dests_aged, n);
+			count(&weft_ipoib_stats::dests_aged, n);
 		if (cm_)
 			cm_->age();
 	}
-	if (!load(dying_))
+	if (!dying_.load(Order::Acquire))
 		sync_work_.queue(idle_ms && idle_ms / 2 < max_period_ms ? idle_ms / 2 : max_period_ms);
 }
 
@@ -188,15 +186,15 @@ void Interface::flush()
 
 Result<void> Interface::qp_ready(uint32_t qkey)
 {
-	if (load(qp_rts_)) {
-		if (qkey == load(qkey_))
+	if (qp_rts_.load(Order::Acquire)) {
+		if (qkey == qkey_.load(Order::Acquire))
 			return ok();
 		/* IBA 11.2.5.2: the Q_Key of a UD QP may change in RTS. */
 		verbs::QpAttr at;
 		at.state = verbs::QpState::Rts;
 		at.qkey = qkey;
 		WEFT_TRY(ctx_->modify_qp(qp_, at, verbs::qp_attr::state | verbs::qp_attr::qkey));
-		__atomic_store_n(&qkey_, qkey, __ATOMIC_RELEASE);
+		qkey_.store(qkey, Order::Release);
 		return ok();
 	}
 	namespace qa = verbs::qp_attr;
@@ -204,7 +202,7 @@ Result<void> Interface::qp_ready(uint32_t qkey)
 	auto up = [&]() -> Result<void> {
 		at.state = verbs::QpState::Init;
 		at.port_num = port_;
-		at.pkey_index = pkey_index_;
+		at.pkey_index = pkey_index_.load(Order::Relaxed);
 		at.qkey = qkey;
 		WEFT_TRY(ctx_->modify_qp(qp_, at, qa::state | qa::pkey_index | qa::port | qa::qkey));
 		for (uint32_t i = 0; i < rx_.size(); i++)
@@ -226,8 +224,8 @@ Result<void> Interface::qp_ready(uint32_t qkey)
 		(void)ctx_->modify_qp(qp_, reset, qa::state);
 		return up.error();
 	}
-	__atomic_store_n(&qkey_, qkey, __ATOMIC_RELEASE);
-	__atomic_store_n(&qp_rts_, true, __ATOMIC_RELEASE);
+	qkey_.store(qkey, Order::Release);
+	qp_rts_.store(true, Order::Release);
 	return ok();
 }
 
@@ -246,7 +244,7 @@ Result<void> Interface::join_broadcast()
 	auto cpi = mad::sa::class_port_info(dev_, port_);
 	const bool so = cpi && (iba::ClassPortInfo::CapabilityMask2::get(cpi->cap2_resp_time) &
 				iba::sa_cap2::send_only_full_member);
-	__atomic_store_n(&sa_send_only_full_, so, __ATOMIC_RELEASE);
+	sa_send_only_full_.store(so, Order::Release);
 	Resolved res = WEFT_TRY(join(mgid, false, &rec));
 	auto done = [&]() -> Result<void> {
 		WEFT_TRY(qp_ready(rec.qkey.get()));
@@ -268,7 +266,7 @@ Result<void> Interface::join_broadcast()
 	const uint8_t code = min_mtu_code(MtuValue::get(rec.mtu),
 					  static_cast<uint8_t>(a.active_mtu));
 	if (code) {
-		__atomic_store_n(&mcast_mtu_, ud_mtu(code), __ATOMIC_RELEASE);
+		mcast_mtu_.store(ud_mtu(code), Order::Release);
 		/* In connected mode the MTU stays (shim_mode.c decides under rtnl). */
 		weft_ipoib_set_ud_mtu(nd_, ud_mtu(code), !mtu_set_);
 		mtu_set_ = true;
@@ -293,7 +291,7 @@ void Interface::sync_members()
 		if (a->multicast() && !(g == mc->bcast) && mc->n < max_members)
 			mc->gids[mc->n++] = g;
 	}, c);
-	if (load(umcast_))
+	if (umcast_.load(Order::Acquire))
 		c->n = drop_joined_elsewhere(c->gids, c->n);
 	DestList gone;
 	{
@@ -322,7 +320,7 @@ size_t Interface::drop_joined_elsewhere(verbs::Gid *mgids, size_t n)
 			ours = d && d->member;
 		}
 		if (!ours && mad::sa::joined(dev_, port_, mgids[i], iba::join::full)) {
-			count(stats_.mcast_umcast_skipped);
+			count(&weft_ipoib_stats::mcast_umcast_skipped);
 			continue;
 		}
 		mgids[kept++] = mgids[i];
@@ -334,10 +332,10 @@ Result<Resolved> Interface::resolve(const DestTable::Claim &c)
 {
 	if (c.gid.raw[0] == 0xff)
 		return join(c.gid, c.member, nullptr);
-	count(stats_.path_queries);
+	count(&weft_ipoib_stats::path_queries);
 	auto path = mad::sa::resolve_path(dev_, port_, c.gid, pkey_);
 	if (!path) {
-		count(stats_.path_failures);
+		count(&weft_ipoib_stats::path_failures);
 		return path.error();
 	}
 	verbs::AhAttr av;
@@ -348,7 +346,7 @@ Result<Resolved> Interface::resolve(const DestTable::Claim &c)
 	Resolved res;
 	auto ah = ctx_->create_ah(pd_, av);
 	if (!ah) {
-		count(stats_.path_failures);
+		count(&weft_ipoib_stats::path_failures);
 		return ah.error();
 	}
 	res.ah = *ah;
@@ -366,14 +364,14 @@ Result<Resolved> Interface::resolve(const DestTable::Claim &c)
  */
 Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMemberRecord *out)
 {
-	count(stats_.mcast_joins);
+	count(&weft_ipoib_stats::mcast_joins);
 	iba::McMemberRecord want{};
 	__builtin_memcpy(want.mgid, mgid.raw, 16);
 	iba::McMemberRecord::JoinState::set(want.scope_state, iba::join::full);
 	uint64_t mask = 0;
 	if (!(mgid == broadcast_mgid(pkey_))) {
-		const uint8_t state = !attach && load(sa_send_only_full_) ? iba::join::send_only_full
-									  : iba::join::full;
+		const uint8_t state = !attach && sa_send_only_full_.load(Order::Acquire) ? iba::join::send_only_full
+												 : iba::join::full;
 		iba::McMemberRecord b;
 		{
 			SpinGuardBh g(lock_);
@@ -391,7 +389,7 @@ Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMem
 		want.scope_state = b.scope_state;
 		iba::McMemberRecord::JoinState::set(want.scope_state, state);
 		if (state == iba::join::send_only_full)
-			count(stats_.mcast_send_only);
+			count(&weft_ipoib_stats::mcast_send_only);
 		namespace mc = iba::mcr_comp;
 		mask = mc::qkey | mc::mtu_sel | mc::mtu | mc::tclass | mc::pkey | mc::rate_sel | mc::rate |
 		       mc::sl | mc::flow | mc::hop | mc::scope;
@@ -401,7 +399,7 @@ Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMem
 	}
 	auto m = mad::sa::join(dev_, port_, want, mask);
 	if (!m) {
-		count(stats_.mcast_failures);
+		count(&weft_ipoib_stats::mcast_failures);
 		return m.error();
 	}
 	const iba::McMemberRecord &rec = mad::sa::record(**m);
@@ -429,7 +427,7 @@ Result<Resolved> Interface::join(const verbs::Gid &mgid, bool attach, iba::McMem
 		return ok();
 	}();
 	if (!made) {
-		count(stats_.mcast_failures);
+		count(&weft_ipoib_stats::mcast_failures);
 		release(res, mgid);
 		return made.error();
 	}
@@ -458,8 +456,8 @@ void Interface::release(Dest &d)
 void Interface::drop_pending(Pending *p, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		count(stats_.tx_dropped);
-		count(stats_.tx_no_dest);
+		count(&weft_ipoib_stats::tx_dropped);
+		count(&weft_ipoib_stats::tx_no_dest);
 		weft_ipoib_skb_free(p[i].pkt, false);
 	}
 }

@@ -21,8 +21,6 @@ namespace weft::ipoib {
 namespace {
 const Logger log("weft_ipoib");
 constexpr uint64_t recv_flag = 1ull << 63;
-
-template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 } // namespace
 
 uint64_t Interface::now_ms() const
@@ -39,8 +37,8 @@ void Interface::cq_event(verbs::Cq &, void *arg)
 
 int Interface::xmit(void *skb, const HwAddr &dst)
 {
-	if (!load(qp_rts_) || load(dying_)) {
-		count(stats_.tx_dropped);
+	if (!qp_rts_.load(Order::Acquire) || dying_.load(Order::Acquire)) {
+		count(&weft_ipoib_stats::tx_dropped);
 		weft_ipoib_skb_free(skb, false);
 		return 0;
 	}
@@ -54,7 +52,7 @@ int Interface::xmit(void *skb, const HwAddr &dst)
 
 uint32_t Interface::ud_mtu_now() const
 {
-	const uint32_t m = load(mcast_mtu_);
+	const uint32_t m = mcast_mtu_.load(Order::Acquire);
 	return m ? m : ud_mtu(static_cast<uint8_t>(iba::Mtu::M2048));
 }
 
@@ -75,8 +73,9 @@ int Interface::xmit_ud(void *skb, const HwAddr &dst)
 		break;
 	case DestTable::Verdict::Unreachable:
 	case DestTable::Verdict::QueueFull:
-		count(stats_.tx_dropped);
-		count(d.verdict == DestTable::Verdict::QueueFull ? stats_.tx_queue_full : stats_.tx_no_dest);
+		count(&weft_ipoib_stats::tx_dropped);
+		count(d.verdict == DestTable::Verdict::QueueFull ? &weft_ipoib_stats::tx_queue_full
+								  : &weft_ipoib_stats::tx_no_dest);
 		weft_ipoib_skb_free(skb, false);
 		break;
 	}
@@ -95,7 +94,7 @@ bool Interface::tx_csum(void *skb, verbs::SendWr &wr)
 		wr.send_flags |= verbs::send_flag::csum;
 		wr.csum_start = start;
 		wr.csum_offset = offset;
-		count(stats_.tx_csum_offload);
+		count(&weft_ipoib_stats::tx_csum_offload);
 	}
 	return true;
 }
@@ -112,7 +111,7 @@ uint32_t Interface::gather(void *skb, verbs::Sge (&out)[tx_sge], uint32_t skip)
 	if (n <= 0)
 		return 0;
 	if (n > 1)
-		count(stats_.tx_gathered);
+		count(&weft_ipoib_stats::tx_gathered);
 	uint32_t k = 0;
 	for (int i = 0; i < n; i++) {
 		const uint32_t drop = min(skip, segs[i].len);
@@ -148,7 +147,8 @@ int Interface::tx_lso(void *skb, verbs::SendWr &wr)
 void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 {
 	const uint32_t size = static_cast<uint32_t>(tx_.size());
-	const uint32_t head = tx_head_;
+	/* Only we write it (under the transmit lock). */
+	const uint32_t head = tx_head_.load(Order::Relaxed);
 	uint32_t len;
 	(void)weft_ipoib_skb_data(skb, &len);
 	verbs::SendWr wr;
@@ -158,39 +158,39 @@ void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 	const bool csum_ok = skip >= 0 && tx_csum(skb, wr);
 	verbs::Sge sge[tx_sge];
 	const uint32_t nsge = csum_ok ? gather(skb, sge, static_cast<uint32_t>(skip)) : 0;
-	if (head - load(tx_tail_) >= size || !nsge) {
-		count(stats_.tx_dropped);
+	if (head - tx_tail_.load(Order::Acquire) >= size || !nsge) {
+		count(&weft_ipoib_stats::tx_dropped);
 		ah->put();
 		weft_ipoib_skb_free(skb, false);
 		return;
 	}
 	tx_[head % size] = TxSlot{skb, ah, len};
-	__atomic_store_n(&tx_head_, head + 1, __ATOMIC_RELEASE);
+	tx_head_.store(head + 1, Order::Release);
 	wr.wr_id = head % size;
 	wr.send_flags |= verbs::send_flag::signaled;
 	wr.sg = Span<const verbs::Sge>(sge, nsge);
 	wr.ud.ah = ah;
 	wr.ud.remote_qpn = qpn;
-	wr.ud.remote_qkey = load(qkey_);
-	wr.ud.pkey_index = pkey_index_;
+	wr.ud.remote_qkey = qkey_.load(Order::Acquire);
+	wr.ud.pkey_index = pkey_index_.load(Order::Relaxed);
 	if (qpn == mcast_qpn)
-		count(stats_.tx_multicast);
+		count(&weft_ipoib_stats::tx_multicast);
 	auto r = qp_->post_send(wr);
 	if (!r) {
 		/* Nothing was queued, so no completion will come for the slot. */
-		__atomic_store_n(&tx_head_, head, __ATOMIC_RELEASE);
+		tx_head_.store(head, Order::Release);
 		tx_[head % size] = TxSlot{};
-		count(stats_.tx_errors);
+		count(&weft_ipoib_stats::tx_errors);
 		ah->put();
 		weft_ipoib_skb_free(skb, false);
 		return;
 	}
 	if (wr.opcode == verbs::WrOpcode::Lso)
-		count(stats_.tx_lso);
+		count(&weft_ipoib_stats::tx_lso);
 	/* Leave room for one more, and look again after stopping (NAPI may just have freed some). */
-	if (head + 1 - load(tx_tail_) >= size) {
+	if (head + 1 - tx_tail_.load(Order::Acquire) >= size) {
 		weft_ipoib_stop_queue(nd_);
-		if (head + 1 - load(tx_tail_) < size)
+		if (head + 1 - tx_tail_.load(Order::Acquire) < size)
 			weft_ipoib_wake_queue(nd_);
 	}
 }
@@ -205,18 +205,20 @@ void Interface::handle_tx(const verbs::Wc &wc)
 	if (!s.skb)
 		return;
 	if (wc.status == verbs::WcStatus::Success) {
-		count(stats_.tx_packets);
-		count(stats_.tx_bytes, s.len - encap_len);
+		count(&weft_ipoib_stats::tx_packets);
+		count(&weft_ipoib_stats::tx_bytes, s.len - encap_len);
 	} else {
-		count(stats_.tx_errors);
+		count(&weft_ipoib_stats::tx_errors);
 		WEFT_LOG_RATELIMITED(log, Level::Info, "send completion %s", verbs::wc_status_str(wc.status));
 	}
 	s.ah->put();
 	weft_ipoib_skb_free(s.skb, wc.status == verbs::WcStatus::Success);
-	const uint32_t tail = tx_tail_ + 1;
-	__atomic_store_n(&tx_tail_, tail, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (weft_ipoib_queue_stopped(nd_) && load(tx_head_) - tail <= size / 2 && load(admin_up_))
+	/* Only NAPI writes it. */
+	const uint32_t tail = tx_tail_.load(Order::Relaxed) + 1;
+	tx_tail_.store(tail, Order::Release);
+	fence(Order::SeqCst);
+	if (weft_ipoib_queue_stopped(nd_) && tx_head_.load(Order::Acquire) - tail <= size / 2 &&
+	    admin_up_.load(Order::Acquire))
 		weft_ipoib_wake_queue(nd_);
 }
 
@@ -248,30 +250,30 @@ void Interface::handle_rx(const verbs::Wc &wc)
 	RxSlot &s = rx_[idx];
 	/* A completion for a slot with no buffer posted names nothing we gave the HCA. */
 	if (!s.skb) {
-		count(stats_.rx_errors);
+		count(&weft_ipoib_stats::rx_errors);
 		return;
 	}
 	if (wc.status != verbs::WcStatus::Success) {
 		if (wc.status != verbs::WcStatus::WrFlushErr)
-			count(stats_.rx_errors);
+			count(&weft_ipoib_stats::rx_errors);
 		weft_ipoib_skb_free(s.skb, false);
 		s = RxSlot{};
 		return;
 	}
 	auto repost = [&]() {
 		if (!post_recv(idx))
-			count(stats_.rx_errors);
+			count(&weft_ipoib_stats::rx_errors);
 	};
 	if (wc.byte_len < grh_len + encap_len || wc.byte_len > rx_buf_size_) {
-		count(stats_.rx_bad_header);
-		count(stats_.rx_dropped);
+		count(&weft_ipoib_stats::rx_bad_header);
+		count(&weft_ipoib_stats::rx_dropped);
 		return repost();
 	}
-	if (wc.src_qp == qp_->qpn && wc.slid == load(lid_)) {
-		count(stats_.rx_own_dropped);
+	if (wc.src_qp == qp_->qpn && wc.slid == lid_.load(Order::Acquire)) {
+		count(&weft_ipoib_stats::rx_own_dropped);
 		return repost();
 	}
-	if (!load(admin_up_))
+	if (!admin_up_.load(Order::Acquire))
 		return repost();
 	const auto *grh = reinterpret_cast<const iba::Grh *>(s.data);
 	const auto *hdr = reinterpret_cast<const EncapHeader *>(s.data + grh_len);
@@ -286,16 +288,16 @@ void Interface::handle_rx(const verbs::Wc &wc)
 	void *fresh = weft_ipoib_rx_alloc(nd_, rx_buf_size_, &fresh_data);
 	if (!fresh) {
 		/* No new buffer: this one goes back, the packet is lost. */
-		count(stats_.rx_dropped);
+		count(&weft_ipoib_stats::rx_dropped);
 		return repost();
 	}
 	const RxSlot got = s;
 	s = RxSlot{fresh, fresh_data};
 	repost();
-	count(stats_.rx_packets);
-	count(stats_.rx_bytes, wc.byte_len - grh_len - encap_len);
+	count(&weft_ipoib_stats::rx_packets);
+	count(&weft_ipoib_stats::rx_bytes, wc.byte_len - grh_len - encap_len);
 	if (kind != WEFT_IPOIB_RX_HOST)
-		count(stats_.rx_multicast);
+		count(&weft_ipoib_stats::rx_multicast);
 	weft_ipoib_rx_deliver(nd_, got.skb, wc.byte_len, grh_len + encap_len, proto, kind, rx_csum(wc));
 }
 

@@ -10,8 +10,6 @@ namespace weft::ipoib {
 
 namespace {
 const Logger log("weft_ipoib");
-
-template <typename T> void store(T &v, T x) { __atomic_store_n(&v, x, __ATOMIC_RELEASE); }
 } // namespace
 
 Interface::Interface(verbs::Device &dev, uint8_t port, uint16_t pkey, const Params &p)
@@ -109,7 +107,7 @@ Result<Interface *> Interface::create(verbs::Device &dev, uint8_t port, uint16_t
 	auto r = [&]() -> Result<void> {
 		/* Looked up again before every join (partition.cpp): the SM may not have set it yet. */
 		auto idx = ifc->lookup_pkey_index();
-		ifc->pkey_index_ = idx ? *idx : 0;
+		ifc->pkey_index_.store(idx ? *idx : 0, Order::Relaxed);
 		WEFT_TRY(ifc->setup_verbs());
 		auto gid = WEFT_TRY(dev.query_gid(port, 0));
 		ifc->gid_ = gid;
@@ -151,7 +149,7 @@ void Interface::destroy()
 {
 	log.info("%s: going (%s port %u)", weft_ipoib_name(nd_), dev_.name(), port_);
 	/* No work queued from here on, none running: nothing touches the netdev's state. */
-	store(dying_, true);
+	dying_.store(true, Order::Release);
 	sync_work_.cancel_sync();
 	resolve_work_.cancel_sync();
 	/* Closes it if up: no xmit, no poll after this. */
@@ -180,7 +178,7 @@ void Interface::release_all()
 
 int Interface::open()
 {
-	store(admin_up_, true);
+	admin_up_.store(true, Order::Release);
 	sync_work_.modify(0);
 	if (cm_)
 		cm_->listen();
@@ -189,8 +187,8 @@ int Interface::open()
 
 void Interface::stop()
 {
-	store(admin_up_, false);
-	if (!__atomic_load_n(&dying_, __ATOMIC_ACQUIRE))
+	admin_up_.store(false, Order::Release);
+	if (!dying_.load(Order::Acquire))
 		sync_work_.modify(0);
 }
 
@@ -206,8 +204,8 @@ void Interface::port_event(verbs::EventType t)
 	case EventType::ClientReregister:
 	case EventType::GidChange:
 		/* The SM may have moved LIDs, routes or groups: everything is looked up again. */
-		store(flush_pending_, true);
-		if (!__atomic_load_n(&dying_, __ATOMIC_ACQUIRE))
+		flush_pending_.store(true, Order::Release);
+		if (!dying_.load(Order::Acquire))
 			sync_work_.modify(0);
 		break;
 	default:
@@ -217,16 +215,21 @@ void Interface::port_event(verbs::EventType t)
 
 void Interface::rx_mode_changed()
 {
-	if (!__atomic_load_n(&dying_, __ATOMIC_ACQUIRE))
+	if (!dying_.load(Order::Acquire))
 		sync_work_.modify(0);
 }
 
 void Interface::get_stats(weft_ipoib_stats &out) const
 {
-	const uint64_t *src = reinterpret_cast<const uint64_t *>(&stats_);
+	stats_.read(out);
+}
+
+/* Counter by counter: each is exact, the set is not a snapshot. */
+void Interface::Stats::read(weft_ipoib_stats &out) const
+{
 	uint64_t *dst = reinterpret_cast<uint64_t *>(&out);
-	for (size_t i = 0; i < sizeof(stats_) / sizeof(uint64_t); i++)
-		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	for (size_t i = 0; i < n; i++)
+		dst[i] = v_[i].load(Order::Relaxed);
 }
 
 void Interface::link_info(weft_ipoib_link &out)

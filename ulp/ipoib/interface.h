@@ -24,6 +24,7 @@
 #ifndef WEFT_IPOIB_INTERFACE_H
 #define WEFT_IPOIB_INTERFACE_H
 
+#include <weft/atomic.h>
 #include <weft/iba/sa.h>
 #include <weft/verbs/verbs.h>
 #include <weft/work.h>
@@ -141,16 +142,20 @@ private:
 	void handle_tx(const verbs::Wc &wc);
 	void free_rings();
 	uint64_t now_ms() const;
-	void count(uint64_t &c, uint64_t n = 1) { __atomic_fetch_add(&c, n, __ATOMIC_RELAXED); }
+	/* A counter of weft_ipoib_stats (ipoib_kapi.h), named by member: count(&weft_ipoib_stats::tx_dropped). */
+	void count(uint64_t weft_ipoib_stats::*c, uint64_t n = 1) { stats_.at(c).fetch_add(n, Order::Relaxed); }
+	/* The gauges (cm_connections, cm_passive) go down too. */
+	void uncount(uint64_t weft_ipoib_stats::*c) { stats_.at(c).fetch_sub(1, Order::Relaxed); }
 
 	verbs::Device &dev_;
 	const uint8_t port_;
 	const uint16_t pkey_;
-	uint16_t pkey_index_ = 0;
+	/* sync_work stores it (partition.cpp), the fast path reads it in every send. */
+	Atomic<uint16_t> pkey_index_{0};
 	const Params params_;
 	bool child_ = false;
 	bool legacy_ = false;	    /* made by create_child */
-	bool umcast_ = false;	    /* IFLA_IPOIB_UMCAST: leave groups another consumer joined (sync_members) */
+	Atomic<bool> umcast_{false}; /* IFLA_IPOIB_UMCAST: leave groups another consumer joined (sync_members) */
 	bool pkey_missing_ = false; /* sync_work only */
 	weft_ipoib_netdev *parent_nd_ = nullptr;
 
@@ -173,20 +178,21 @@ private:
 	};
 	Array<TxSlot> tx_;
 	Array<RxSlot> rx_;
-	uint32_t tx_head_ = 0; /* under the transmit lock */
-	uint32_t tx_tail_ = 0; /* NAPI */
+	/* Each written by one side, read by the other to see how full the ring is. */
+	Atomic<uint32_t> tx_head_{0}; /* written under the transmit lock */
+	Atomic<uint32_t> tx_tail_{0}; /* written by NAPI */
 	uint32_t rx_buf_size_ = 0;
 
 	SpinLock lock_;
 	DestTable dests_; /* under lock_ */
 
-	/* Written by the slow path, read by the fast path (atomics). */
-	bool qp_rts_ = false;
-	uint32_t qkey_ = 0;
-	uint16_t lid_ = 0;
-	bool admin_up_ = false;
-	bool dying_ = false;
-	bool flush_pending_ = false;
+	/* Written by the slow path, read by the fast path. */
+	Atomic<bool> qp_rts_{false};
+	Atomic<uint32_t> qkey_{0};
+	Atomic<uint16_t> lid_{0};
+	Atomic<bool> admin_up_{false};
+	Atomic<bool> dying_{false};
+	Atomic<bool> flush_pending_{false};
 
 	/* sync_work only (and create). */
 	bool bcast_joined_ = false;
@@ -195,11 +201,32 @@ private:
 	/* The broadcast group's record, for creating other groups like it (under lock_). */
 	iba::McMemberRecord bcast_rec_{};
 
-	weft_ipoib_stats stats_{};
+	/*
+	 * weft_ipoib_stats as Atomic counters: bumped from NAPI, xmit and
+	 * work at once, copied out by get_stats() without a lock.  The C
+	 * struct stays plain (the shim reads its copy); this mirrors it.
+	 */
+	class Stats {
+	public:
+		Atomic<uint64_t> &at(uint64_t weft_ipoib_stats::*c)
+		{
+			/* The member's index: its offset in the C struct, in counters (all are uint64_t). */
+			const auto *layout = reinterpret_cast<const weft_ipoib_stats *>(v_);
+			return v_[&(layout->*c) - reinterpret_cast<const uint64_t *>(layout)];
+		}
+		void read(weft_ipoib_stats &out) const;
+
+	private:
+		static constexpr size_t n = sizeof(weft_ipoib_stats) / sizeof(uint64_t);
+		static_assert(sizeof(weft_ipoib_stats) == n * sizeof(uint64_t) && sizeof(Atomic<uint64_t>) == sizeof(uint64_t),
+			      "weft_ipoib_stats holds uint64_t counters only");
+		Atomic<uint64_t> v_[n];
+	};
+	Stats stats_;
 	Cm *cm_ = nullptr;
-	uint32_t mcast_mtu_ = 0; /* atomic: the broadcast group's UD MTU */
-	/* atomic: the SA takes SendOnlyFullMember joins (asked at each broadcast join) */
-	bool sa_send_only_full_ = false;
+	Atomic<uint32_t> mcast_mtu_{0}; /* the broadcast group's UD MTU */
+	/* The SA takes SendOnlyFullMember joins (asked at each broadcast join). */
+	Atomic<bool> sa_send_only_full_{false};
 	DelayedWork sync_work_;
 	Work resolve_work_;
 };

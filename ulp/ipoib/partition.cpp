@@ -15,7 +15,6 @@ namespace weft::ipoib {
 namespace {
 const Logger log("weft_ipoib");
 
-template <typename T> T load(const T &v) { return __atomic_load_n(&v, __ATOMIC_ACQUIRE); }
 /* IBA 14.2.5.7: a P_Key table has at most 65535 entries; ports here have far fewer. */
 constexpr uint16_t max_table = 128;
 } // namespace
@@ -51,9 +50,9 @@ bool Interface::pkey_ready()
 	if (pkey_missing_)
 		log.info("%s: P_Key 0x%04x at index %u", weft_ipoib_name(nd_), pkey_, *idx);
 	pkey_missing_ = false;
-	if (*idx == load(pkey_index_))
+	if (*idx == pkey_index_.load(Order::Acquire))
 		return true;
-	if (load(qp_rts_)) {
+	if (qp_rts_.load(Order::Acquire)) {
 		/* IBA 11.2.5.2: a UD QP takes a new P_Key index in SQD, then returns to RTS. */
 		namespace qa = verbs::qp_attr;
 		verbs::QpAttr at;
@@ -67,12 +66,12 @@ bool Interface::pkey_ready()
 			r = ctx_->modify_qp(qp_, at, qa::state);
 		if (!r) {
 			log.warn("%s: P_Key index %u -> %u failed (errno %d)", weft_ipoib_name(nd_),
-				 load(pkey_index_), *idx, r.error().code());
+				 pkey_index_.load(Order::Acquire), *idx, r.error().code());
 			return false;
 		}
 	}
 	log.info("%s: P_Key 0x%04x now at index %u", weft_ipoib_name(nd_), pkey_, *idx);
-	__atomic_store_n(&pkey_index_, *idx, __ATOMIC_RELEASE);
+	pkey_index_.store(*idx, Order::Release);
 	return true;
 }
 
@@ -80,21 +79,21 @@ bool Interface::pkey_ready()
 void Interface::carrier(bool on)
 {
 	SpinGuardBh g(lock_);
-	if (!load(dying_))
+	if (!dying_.load(Order::Acquire))
 		weft_ipoib_carrier(nd_, on);
 }
 
 void Interface::info(weft_ipoib_info &out) const
 {
 	out.pkey = pkey_;
-	out.umcast = load(umcast_);
+	out.umcast = umcast_.load(Order::Acquire);
 	out.child = child_;
 	out.parent = child_ ? parent_nd_ : nullptr;
 }
 
 void Interface::set_umcast(bool on)
 {
-	__atomic_store_n(&umcast_, on, __ATOMIC_RELEASE);
+	umcast_.store(on, Order::Release);
 }
 
 /*
@@ -105,7 +104,7 @@ void Interface::set_umcast(bool on)
 void Interface::unlink()
 {
 	SpinGuardBh g(lock_);
-	__atomic_store_n(&dying_, true, __ATOMIC_RELEASE);
+	dying_.store(true, Order::Release);
 }
 
 /* Phase two, once the netdev has no user (rtnl not held): drain, then free. */

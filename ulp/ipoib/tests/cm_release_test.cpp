@@ -11,6 +11,7 @@
  * hook, between the Id's destruction and the QP's, delivers a CommEst to
  * the connection's QP event handler as the HCA's engine would.
  */
+#include <weft/atomic.h>
 #include <weft/cm/cm.h>
 #include <weft/test.h>
 #include <weft/verbs/test_pair.h>
@@ -29,18 +30,18 @@ namespace {
 
 /* The weft0 side: counts what its CM Id hears. */
 struct Peer final : cm::Handler {
-	int counts[16] = {};
+	Atomic<int> counts[16] = {};
 	int event(const cm::Event &e) override
 	{
-		__atomic_fetch_add(&counts[int(e.type)], 1, __ATOMIC_RELEASE);
+		counts[int(e.type)].fetch_add(1, Order::Release);
 		return 0;
 	}
 	/* Handlers run from work items: wait for the event, generously. */
 	bool wait(cm::EventType type) const
 	{
-		for (int i = 0; i < 30000 && !__atomic_load_n(&counts[int(type)], __ATOMIC_ACQUIRE); i++)
+		for (int i = 0; i < 30000 && !counts[int(type)].load(Order::Acquire); i++)
 			weft_msleep(1);
-		return __atomic_load_n(&counts[int(type)], __ATOMIC_ACQUIRE) > 0;
+		return counts[int(type)].load(Order::Acquire) > 0;
 	}
 };
 
@@ -101,10 +102,10 @@ struct OwnedInterface {
 struct HookGuard {
 	explicit HookGuard(Window &w)
 	{
-		__atomic_store_n(&cm_test_hooks.arg, static_cast<void *>(&w), __ATOMIC_RELEASE);
-		__atomic_store_n(&cm_test_hooks.rx_released, &late_comm_est, __ATOMIC_RELEASE);
+		cm_test_hooks.arg.store(&w, Order::Release);
+		cm_test_hooks.rx_released.store(&late_comm_est, Order::Release);
 	}
-	~HookGuard() { __atomic_store_n(&cm_test_hooks.rx_released, nullptr, __ATOMIC_RELEASE); }
+	~HookGuard() { cm_test_hooks.rx_released.store(nullptr, Order::Release); }
 };
 
 void late_comm_est_after_release(Test &t)
