@@ -190,6 +190,15 @@ void Interface::post(void *skb, verbs::Ah *ah, uint32_t qpn)
 	/* Leave room for one more, and look again after stopping (NAPI may just have freed some). */
 	if (head + 1 - tx_tail_.load(Order::Acquire) >= size) {
 		weft_ipoib_stop_queue(nd_);
+		/*
+		 * Pairs with handle_tx()'s fence: either it sees the queue
+		 * stopped or we see its new tail.  Stopping is a set_bit,
+		 * which orders nothing (memory-barriers.txt; only x86's
+		 * locked instruction happens to), so without this our load
+		 * of the tail may pass it, both sides miss each other, and
+		 * the queue may stay stopped with nothing left to complete.
+		 */
+		fence(Order::SeqCst);
 		if (head + 1 - tx_tail_.load(Order::Acquire) < size)
 			weft_ipoib_wake_queue(nd_);
 	}
@@ -216,6 +225,7 @@ void Interface::handle_tx(const verbs::Wc &wc)
 	/* Only NAPI writes it. */
 	const uint32_t tail = tx_tail_.load(Order::Relaxed) + 1;
 	tx_tail_.store(tail, Order::Release);
+	/* Pairs with post()'s fence after stopping the queue. */
 	fence(Order::SeqCst);
 	if (weft_ipoib_queue_stopped(nd_) && tx_head_.load(Order::Acquire) - tail <= size / 2 &&
 	    admin_up_.load(Order::Acquire))
