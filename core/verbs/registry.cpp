@@ -138,6 +138,11 @@ void unregister_client(Client &c)
 	r->clients.remove(c);
 }
 
+void assert_registry_locked()
+{
+	(void)reg().assume_locked();
+}
+
 Ref<Device> find_device(const char *name)
 {
 	auto r = reg().lock();

@@ -656,6 +656,13 @@ void unregister_device(Device &dev);
 /* Look a device up by name, with a reference (for tests and tools). */
 Ref<Device> find_device(const char *name);
 
+/*
+ * For code that runs inside a client's add() or remove() and documents
+ * that it does (the CM's handler calls for the Ids of a port going away):
+ * checked by lockdep, a no-op on kernels without it.
+ */
+void assert_registry_locked();
+
 } // namespace weft::verbs
 
 #endif
