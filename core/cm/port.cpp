@@ -117,6 +117,16 @@ void CmPort::rx_work(Work &w)
 void detach_port(CmPort &p)
 {
 	/*
+	 * Only the CM's verbs-client remove() (a device going, or weft_cm's
+	 * own unregister_client) detaches a port, so the Disconnected and
+	 * Unreachable calls below run under the registry mutex: a handler may
+	 * not call into the registry (cm.md), and no add() or remove() of any
+	 * client runs meanwhile.  ULPs that are verbs clients were removed
+	 * first (newest client first) and destroyed their Ids then; these
+	 * calls reach only owners that are not.
+	 */
+	verbs::assert_registry_locked();
+	/*
 	 * One Id per round: its timer is cancelled and its events delivered
 	 * with the CM lock dropped, then the table is searched again.
 	 */
