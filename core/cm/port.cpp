@@ -203,10 +203,17 @@ public:
 						found = &p;
 			}
 			if (!found)
-				return;
+				break;
 			found->stop();
 			delete found;
 		}
+		/*
+		 * The Ids detached above that nobody else holds are queued to
+		 * the reaper; each holds a reference on @dev, whose release is
+		 * the driver's code.  Free them before the driver goes on to
+		 * unregister and perhaps unload.
+		 */
+		cm->reaper.flush();
 	}
 };
 
