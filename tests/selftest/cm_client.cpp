@@ -10,6 +10,23 @@
  *   hold          that many connections kept up until unload, counting the
  *                 disconnects their peer makes meanwhile.
  * The load fails if anything did not happen as it should.
+ *
+ * It is a verbs client: add() records its device and the destination's,
+ * the run at load uses them, and remove() of either releases what the
+ * client holds there.  remove() runs before the CM's (the registry removes
+ * the newest client first; in-tree, ib_cm's ULPs rely on the same order)
+ * and is two-phase: stop new work (a run in progress sees stop_ in every
+ * wait and fails), wait for the run to end (run_lock_), then each held
+ * connection: its CM Id first (a DREQ to the peer while the port can still
+ * send, the QP to Error, no handler call after), then its QP, which must
+ * outlive the Id (cm.md); then the context.  Held connections released so
+ * count as lost (module parameter "lost").
+ *
+ * When the device comes back, the client does not reconnect: its held
+ * connections were a one-shot job of the load, like an SRP initiator's
+ * target logins, which an administrator (or a test) makes again by
+ * reloading the module against the server, which listens again by then.
+ * It logs the return and would serve a new run.
  */
 #include <weft/cm/cm.h>
 #include <weft/log.h>
@@ -32,9 +49,63 @@ struct Conn {
 	uint16_t reason = 0;
 };
 
-class Client final : public cm::Handler {
+class Client final : public cm::Handler, public verbs::Client {
 public:
-	Client() : waitq_(WEFT_LOCK_CLASS("weft_cm_client")) {}
+	explicit Client(const weft_cm_client_params &p) :
+		verbs::Client("weft_selftest_cm_client"), dev_name_(p.dev), dest_name_(p.dest),
+		waitq_(WEFT_LOCK_CLASS("weft_cm_client")), devs_lock_(WEFT_LOCK_CLASS("weft_cm_client_devs")),
+		run_lock_(WEFT_LOCK_CLASS("weft_cm_client_run"))
+	{
+	}
+
+	Result<void> add(verbs::Device &dev) override
+	{
+		bool ours = !__builtin_strcmp(dev.name(), dev_name_);
+		bool dest = !__builtin_strcmp(dev.name(), dest_name_);
+		MutexGuard g(devs_lock_);
+		if (ours && !dev_) {
+			dev_ = Ref<verbs::Device>::share(&dev);
+			if (lost_before_)
+				log.info("%s is back; the connections lost with it are not made again "
+					 "(reload to connect)", dev.name());
+		}
+		if (dest && !dest_)
+			dest_ = Ref<verbs::Device>::share(&dev);
+		return ok();
+	}
+
+	void remove(verbs::Device &dev) override
+	{
+		{
+			MutexGuard g(devs_lock_);
+			if (&dev != dev_.get() && &dev != dest_.get())
+				return;
+		}
+		/* 1. No new work: a run in progress fails at its next wait. */
+		__atomic_store_n(&stop_, true, __ATOMIC_RELEASE);
+		waitq_.wake_all();
+		/* 2. Wait for the run; then release what is held on @dev. */
+		MutexGuard run(run_lock_);
+		if (&dev == res_.dev.get()) {
+			unsigned int lost = nheld_;
+			drop_held();
+			res_.close();
+			if (!__atomic_load_n(&unloading, __ATOMIC_RELAXED)) {
+				__atomic_fetch_add(&weft_cm_client_lost, lost, __ATOMIC_RELAXED);
+				lost_before_ = true;
+				log.info("%s removed: %u held connection%s lost", dev.name(), lost,
+					 lost == 1 ? "" : "s");
+			}
+		}
+		{
+			MutexGuard g(devs_lock_);
+			if (&dev == dev_.get())
+				dev_.reset();
+			if (&dev == dest_.get())
+				dest_.reset();
+		}
+		__atomic_store_n(&stop_, false, __ATOMIC_RELEASE);
+	}
 
 	int event(const cm::Event &e) override
 	{
@@ -43,7 +114,7 @@ public:
 		case cm::EventType::Established: set(c->established); break;
 		case cm::EventType::Disconnected:
 			set(c->disconnected);
-			if (holding_)
+			if (__atomic_load_n(&holding_, __ATOMIC_RELAXED))
 				__atomic_fetch_add(&weft_cm_client_peer_disconnects, 1, __ATOMIC_RELAXED);
 			break;
 		case cm::EventType::Rejected: c->reason = e.reason; set(c->failed); break;
@@ -54,12 +125,22 @@ public:
 		return 0;
 	}
 
+	/* The whole run at load, under run_lock_, which remove() waits for. */
+	Result<void> run(const weft_cm_client_params &p);
+
+	bool unloading = false; /* set before unregister_client(): removals then are not losses */
+
 	Result<void> open(const weft_cm_client_params &p)
 	{
-		WEFT_TRY(res_.open(p.dev, nullptr, nullptr));
-		Ref<verbs::Device> dest = verbs::find_device(p.dest);
-		if (!dest)
+		Ref<verbs::Device> dev, dest;
+		{
+			MutexGuard g(devs_lock_);
+			dev = Ref<verbs::Device>::share(dev_.get());
+			dest = Ref<verbs::Device>::share(dest_.get());
+		}
+		if (!dev || !dest)
 			return Error(err::ENODEV);
+		WEFT_TRY(res_.open(*dev, nullptr, nullptr));
 		auto dgid = WEFT_TRY(dest->query_gid(1, 0));
 		path_ = WEFT_TRY(mad::sa::resolve_path(*res_.dev, 1, dgid, 0xffff));
 		service_ = p.service;
@@ -90,12 +171,15 @@ public:
 		c.qp = nullptr;
 	}
 
+	/* False on timeout, or when remove() wants the run to end. */
 	bool wait(const int &flag, long ms = 15000)
 	{
-		return waitq_.wait([&] { return __atomic_load_n(&flag, __ATOMIC_ACQUIRE) != 0; },
-				   Timeout::msecs(ms))
-			.ok();
+		auto set = [&] { return __atomic_load_n(&flag, __ATOMIC_ACQUIRE) != 0; };
+		(void)waitq_.wait([&] { return set() || stopping(); }, Timeout::msecs(ms));
+		return set() && !stopping();
 	}
+
+	bool stopping() const { return __atomic_load_n(&stop_, __ATOMIC_ACQUIRE); }
 
 	/* One message there and back over an established connection. */
 	Result<void> echo(Conn &c, uint64_t value)
@@ -120,6 +204,8 @@ public:
 				i++;
 				continue;
 			}
+			if (stopping())
+				return Error(err::ENODEV);
 			if (++spins_ > 15000)
 				return Error(err::ETIMEDOUT);
 			weft_msleep(1);
@@ -138,13 +224,20 @@ public:
 private:
 	static void set(int &f) { __atomic_store_n(&f, 1, __ATOMIC_RELEASE); }
 
+	const char *const dev_name_, *const dest_name_;
+	WaitQueue waitq_;
+	Mutex devs_lock_;
+	Ref<verbs::Device> dev_, dest_; /* under devs_lock_: present, from add() to remove() */
+	bool stop_ = false;		/* remove() is waiting for the run (atomic) */
+	bool lost_before_ = false;	/* under the registry's lock (add, remove) */
+	/* The run, and what it leaves held, under run_lock_. */
+	Mutex run_lock_;
 	selftest::CmResources res_;
 	iba::PathRecord path_{};
 	uint64_t service_ = 0;
-	WaitQueue waitq_;
 	Conn *held_ = nullptr;
 	unsigned int nheld_ = 0;
-	bool holding_ = false;
+	bool holding_ = false; /* atomic: the handler reads it */
 	int spins_ = 0;
 };
 
@@ -245,12 +338,13 @@ Result<void> Client::hold(unsigned int n)
 			return Error(err::ETIMEDOUT);
 		weft_cm_client_held = i + 1;
 	}
-	holding_ = true;
+	__atomic_store_n(&holding_, true, __ATOMIC_RELAXED);
 	return ok();
 }
 
 void Client::drop_held()
 {
+	__atomic_store_n(&holding_, false, __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < nheld_; i++)
 		release(held_[i]);
 	delete[] held_;
@@ -261,19 +355,20 @@ void Client::drop_held()
 Client *client;
 alignas(Client) unsigned char client_storage[sizeof(Client)];
 
-Result<void> run(const weft_cm_client_params &p)
+Result<void> Client::run(const weft_cm_client_params &p)
 {
-	WEFT_TRY(client->open(p));
+	MutexGuard g(run_lock_);
+	WEFT_TRY(open(p));
 	if (p.reject_check)
-		WEFT_TRY(client->reject_check());
+		WEFT_TRY(reject_check());
 	if (p.unreach_lid)
-		WEFT_TRY(client->unreach_check(static_cast<uint16_t>(p.unreach_lid)));
+		WEFT_TRY(unreach_check(static_cast<uint16_t>(p.unreach_lid)));
 	if (p.cycles)
-		WEFT_TRY(client->cycles(p.cycles));
+		WEFT_TRY(cycles(p.cycles));
 	if (p.concurrent)
-		WEFT_TRY(client->concurrent(p.concurrent));
+		WEFT_TRY(concurrent(p.concurrent));
 	if (p.hold)
-		WEFT_TRY(client->hold(p.hold));
+		WEFT_TRY(hold(p.hold));
 	return ok();
 }
 
@@ -281,9 +376,11 @@ Result<void> run(const weft_cm_client_params &p)
 
 int weft_selftest_cm_client_run(const struct weft_cm_client_params *p)
 {
-	client = new (client_storage) Client();
+	client = new (client_storage) Client(*p);
 	uint64_t t0 = weft_ktime_ns();
-	auto r = run(*p);
+	auto r = verbs::register_client(*client);
+	if (r)
+		r = client->run(*p);
 	log.info("CM-RESULT %s: reject reason %u in %u ms, unreachable in %u ms, %u cycles, %u concurrent, "
 		 "%u held, %llu ms",
 		 r ? "ok" : "FAILED", weft_cm_client_reject_reason, weft_cm_client_reject_ms,
@@ -296,8 +393,10 @@ int weft_selftest_cm_client_run(const struct weft_cm_client_params *p)
 	return 0;
 }
 
+/* Unload: what is held is released by remove(), for each device, as on removal but not counted. */
 void weft_selftest_cm_client_stop(void)
 {
-	client->drop_held();
+	__atomic_store_n(&client->unloading, true, __ATOMIC_RELAXED);
+	verbs::unregister_client(*client);
 	client->~Client();
 }

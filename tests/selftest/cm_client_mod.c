@@ -28,7 +28,7 @@ MODULE_PARM_DESC(reject_check, "connect to an unserved service: the connect must
 
 unsigned int weft_cm_client_cycles_done, weft_cm_client_concurrent_done, weft_cm_client_held,
 	weft_cm_client_peer_disconnects, weft_cm_client_reject_reason, weft_cm_client_reject_ms,
-	weft_cm_client_unreach_ms;
+	weft_cm_client_unreach_ms, weft_cm_client_lost;
 module_param_named(cycles_done, weft_cm_client_cycles_done, uint, 0444);
 module_param_named(concurrent_done, weft_cm_client_concurrent_done, uint, 0444);
 module_param_named(held, weft_cm_client_held, uint, 0444);
@@ -36,6 +36,8 @@ module_param_named(peer_disconnects, weft_cm_client_peer_disconnects, uint, 0444
 module_param_named(reject_reason, weft_cm_client_reject_reason, uint, 0444);
 module_param_named(reject_ms, weft_cm_client_reject_ms, uint, 0444);
 module_param_named(unreach_ms, weft_cm_client_unreach_ms, uint, 0444);
+module_param_named(lost, weft_cm_client_lost, uint, 0444);
+MODULE_PARM_DESC(lost, "held connections released because the device was removed (read only)");
 
 static int __init weft_selftest_cm_client_init(void)
 {

@@ -12,7 +12,11 @@
 
 namespace weft::selftest {
 
-/* A context on a device with a PD, a DMA MR and one CQ for all its RC QPs. */
+/*
+ * A context on a device with a PD, a DMA MR and one CQ for all its RC QPs.
+ * Opened on a device a verbs client was given in add(), closed in its
+ * remove() (or at unload), after every QP on it is gone.
+ */
 struct CmResources {
 	Ref<verbs::Device> dev;
 	verbs::Context *ctx = nullptr;
@@ -20,24 +24,30 @@ struct CmResources {
 	verbs::Mr *mr = nullptr;
 	verbs::Cq *cq = nullptr;
 
-	~CmResources()
-	{
-		if (ctx)
-			ctx->close(false);
-	}
+	~CmResources() { close(); }
 
-	Result<void> open(const char *name, verbs::Cq::CompHandler h, void *arg)
+	Result<void> open(verbs::Device &d, verbs::Cq::CompHandler h, void *arg)
 	{
-		dev = verbs::find_device(name);
-		if (!dev)
-			return Error(err::ENODEV);
-		ctx = WEFT_TRY(verbs::Context::open(*dev, "weft_selftest_cm"));
+		dev = Ref<verbs::Device>::share(&d);
+		ctx = WEFT_TRY(verbs::Context::open(d, "weft_selftest_cm"));
 		pd = WEFT_TRY(ctx->alloc_pd());
 		mr = WEFT_TRY(ctx->get_dma_mr(pd, verbs::access::local_write));
 		cq = WEFT_TRY(ctx->create_cq(4096, h, arg));
 		if (h)
 			(void)cq->req_notify(false);
 		return ok();
+	}
+
+	/* Whatever open() made (also after it failed half-way), and the device reference. */
+	void close()
+	{
+		if (ctx)
+			ctx->close(false);
+		ctx = nullptr;
+		pd = nullptr;
+		mr = nullptr;
+		cq = nullptr;
+		dev.reset();
 	}
 
 	Result<verbs::Qp *> rc_qp(uint32_t depth)
@@ -75,9 +85,13 @@ struct CmResources {
 extern "C" {
 #endif
 
-/* Server counters (module parameters, read-only). */
+/*
+ * Server counters (module parameters, read-only).  lost: connections
+ * released because their device went away; listening: 1 while the
+ * listener is up (it comes back with the device).
+ */
 extern unsigned int weft_cm_server_accepted, weft_cm_server_established, weft_cm_server_disconnected,
-	weft_cm_server_echoed, weft_cm_server_active;
+	weft_cm_server_echoed, weft_cm_server_active, weft_cm_server_lost, weft_cm_server_listening;
 int weft_selftest_cm_server_start(const char *dev, unsigned long long service);
 void weft_selftest_cm_server_stop(void);
 
@@ -88,9 +102,10 @@ struct weft_cm_client_params {
 	unsigned int cycles, concurrent, hold, unreach_lid;
 	bool reject_check;
 };
+/* lost: held connections released because the client's device went away. */
 extern unsigned int weft_cm_client_cycles_done, weft_cm_client_concurrent_done, weft_cm_client_held,
 	weft_cm_client_peer_disconnects, weft_cm_client_reject_reason, weft_cm_client_reject_ms,
-	weft_cm_client_unreach_ms;
+	weft_cm_client_unreach_ms, weft_cm_client_lost;
 int weft_selftest_cm_client_run(const struct weft_cm_client_params *p);
 void weft_selftest_cm_client_stop(void);
 

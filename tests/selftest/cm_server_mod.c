@@ -13,12 +13,16 @@ module_param(service, ullong, 0444);
 MODULE_PARM_DESC(service, "service ID to listen on");
 
 unsigned int weft_cm_server_accepted, weft_cm_server_established, weft_cm_server_disconnected,
-	weft_cm_server_echoed, weft_cm_server_active;
+	weft_cm_server_echoed, weft_cm_server_active, weft_cm_server_lost, weft_cm_server_listening;
 module_param_named(accepted, weft_cm_server_accepted, uint, 0444);
 module_param_named(established, weft_cm_server_established, uint, 0444);
 module_param_named(disconnected, weft_cm_server_disconnected, uint, 0444);
 module_param_named(echoed, weft_cm_server_echoed, uint, 0444);
 module_param_named(active, weft_cm_server_active, uint, 0444);
+module_param_named(lost, weft_cm_server_lost, uint, 0444);
+MODULE_PARM_DESC(lost, "connections released because their device was removed (read only)");
+module_param_named(listening, weft_cm_server_listening, uint, 0444);
+MODULE_PARM_DESC(listening, "1 while listening; 0 while the device is away (read only)");
 
 static int __init weft_selftest_cm_server_init(void)
 {
