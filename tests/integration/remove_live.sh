@@ -5,21 +5,39 @@
 #   - IPoIB connected mode, iperf3 between h0 (weft0) and h1 (weft1);
 #   - IPoIB datagram mode, a ping flood between h2 (weft2) and h3 (weft3);
 #   - the verbs client weft_selftest_ulp: checked RC traffic weft0<->weft1;
+#   - the CM ULPs (verbs clients too): weft_selftest_cm_server on weft1
+#     with 8 connections held by weft_selftest_cm_client hold=8 on weft0;
 #   - umad readers: OpenSM itself, and perfquery/saquery polling weft1.
 # Then `rmmod weft_hca`.  Every consumer must be told and let go: the
 # module goes within the bound, the IPoIB netdevs vanish from their
 # namespaces, the verbs client reports its traffic stopped with 0 errors and
 # no context is left open, the perfquery/saquery calls fail instead of
-# blocking, and iperf3 and ping (whose sockets outlive their device, as
-# with any netdev) are not stuck in the kernel: they exit when killed.  Then the same devices come back, the
+# blocking, iperf3 and ping (whose sockets outlive their device, as with any
+# netdev) are not stuck in the kernel: they exit when killed; the CM ULPs
+# count their 8 connections lost (or, on the server, ended by the client's
+# DREQs) and no CM Id is left.  Then the same devices come back, the
 # netdevs and the client's traffic with them, and IPoIB carries pings in
-# both modes again.  Finally: weft_umad is refused while OpenSM holds it
+# both modes again; the CM server listens again, a fresh
+# weft_selftest_cm_client runs 20 cycles against it, and both CM ULPs
+# unload.  Finally: weft_umad is refused while OpenSM holds it
 # open and goes once OpenSM stops; weft_ipoib is unloaded under iperf3.
 # The splat scanner (and kmemleak on the debug kernel) judge the rest.
 set -u
 fail=0
 bad() { echo "remove_live: FAIL: $*"; fail=1; }
 param() { cat /sys/module/weft_selftest_ulp/parameters/$1; }
+srv=/sys/module/weft_selftest_cm_server/parameters
+cli=/sys/module/weft_selftest_cm_client/parameters
+cm_ids=/sys/module/weft_cm/parameters/ids
+# wait_for FILE VALUE [SECONDS]: until FILE reads VALUE (30 s).
+wait_for() {
+	local i
+	for i in $(seq 1 $((${3:-30} * 10))); do
+		[ "$(cat "$1" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 pids=()
 rm -f /tmp/remove_live.polls
 
@@ -74,7 +92,7 @@ cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	weft_sm_stop 2>/dev/null
-	rmmod weft_selftest_ulp 2>/dev/null
+	rmmod weft_selftest_ulp weft_selftest_cm_client weft_selftest_cm_server 2>/dev/null
 }
 trap cleanup EXIT
 
@@ -85,6 +103,10 @@ up || exit 1
 dmesg -C
 weft_insmod weft_selftest_ulp || exit 1
 wait_messages 20
+weft_insmod weft_selftest_cm_server || { bad "CM server did not load"; exit 1; }
+weft_insmod weft_selftest_cm_client hold=8 || { bad "CM client hold=8 did not load"; exit 1; }
+[ "$(cat $srv/active)" = 8 ] || bad "CM server has $(cat $srv/active) connections, not 8"
+cm_disc=$(cat $srv/disconnected)
 
 # Everything at once.
 weft_on h1 iperf3 -s -D -p 5201 >/dev/null 2>&1
@@ -127,6 +149,18 @@ for p in "$iperf_pid" "$ping_pid" "$poll_pid"; do
 	kill "$p" 2>/dev/null
 	stopped "$p" 30 || bad "process $p ($(cat /proc/$p/comm 2>/dev/null)) stuck after its device went"
 done
+# The CM ULPs let go in their remove(): the client's 8 held connections
+# count as lost; the server's either as lost (weft1 goes before weft0) or
+# as ended by the client's DREQs; nothing stays open, no Id is left.
+echo "remove_live: CM client lost $(cat $cli/lost), peer disconnects $(cat $cli/peer_disconnects);" \
+	"server lost $(cat $srv/lost), disconnected $(( $(cat $srv/disconnected) - cm_disc )), active $(cat $srv/active)," \
+	"listening $(cat $srv/listening); CM ids $(cat $cm_ids)"
+[ "$(cat $cli/lost)" = 8 ] || bad "CM client lost $(cat $cli/lost) connections to the removal, not 8"
+[ $(( $(cat $srv/lost) + $(cat $srv/disconnected) - cm_disc )) = 8 ] ||
+	bad "CM server: $(cat $srv/lost) lost + $(( $(cat $srv/disconnected) - cm_disc )) disconnected, not 8"
+[ "$(cat $srv/active)" = 0 ] || bad "CM server still has $(cat $srv/active) connections"
+[ "$(cat $srv/listening)" = 0 ] || bad "CM server still listening on a removed device"
+wait_for $cm_ids 0 || bad "weft_cm holds $(cat $cm_ids) ids with no device left"
 weft_sm_stop
 weft_on h1 pkill -x iperf3 2>/dev/null
 
@@ -136,6 +170,14 @@ weft_insmod weft_hca autoconf=0 hcas=4 || { bad "weft_hca reload failed"; exit 1
 up || bad "the fabric did not come back"
 wait_messages $((n + 20))
 reach h0 10.81.0.2 || bad "no ping h0 -> h1 after the reload"
+# The CM server listens again; the old client unloads; a fresh one runs against the server.
+wait_for $srv/listening 1 || bad "CM server not listening after the reload"
+dmesg | grep -q "weft_selftest_cm_client.*weft0 is back" || bad "CM client did not see weft0 come back"
+rmmod weft_selftest_cm_client || bad "the CM client (hold=8) did not unload after the reload"
+weft_insmod weft_selftest_cm_client cycles=20 || bad "a fresh CM client run (cycles=20) failed after the reload"
+[ "$(cat $cli/cycles_done 2>/dev/null)" = 20 ] || bad "CM cycles done after the reload: $(cat $cli/cycles_done 2>/dev/null)"
+rmmod weft_selftest_cm_client || bad "the fresh CM client did not unload"
+rmmod weft_selftest_cm_server || bad "the CM server did not unload after the reload"
 
 # A ULP under traffic: weft_umad is refused while OpenSM has it open.
 if rmmod weft_umad 2>/dev/null; then
@@ -157,6 +199,8 @@ kill "$iperf_pid" 2>/dev/null
 stopped "$iperf_pid" 30 || bad "iperf3 stuck after weft_ipoib went"
 weft_on h1 pkill -x iperf3 2>/dev/null
 rmmod weft_selftest_ulp || bad "rmmod weft_selftest_ulp"
+# Time-wait (at most 30 s) over, no CM Id is left by the ULPs that went.
+wait_for $cm_ids 0 60 || bad "weft_cm holds $(cat $cm_ids) ids after its ULPs went"
 for i in 0 1 2 3; do ip netns del h$i; done
 weft_unload || fail=1
 weft_check_taint || fail=1
