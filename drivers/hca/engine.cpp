@@ -130,12 +130,16 @@ void SoftQp::kick()
 		work_.queue(Fabric::get().engine_wq);
 }
 
-/* Engine side: what Modify QP recorded, taken up between packets (see qp.h). */
-void SoftQp::sync_locked()
+/*
+ * Engine side: what Modify QP recorded, taken up between packets (see
+ * qp.h), and the state.  Once per packet: the common case is one compare
+ * under the lock that reading the state takes anyway.
+ */
+QpState SoftQp::sync()
 {
-	lock_.assert_held();
+	SpinGuardBh g(lock_);
 	if (ea_gen_ == attr_gen_)
-		return;
+		return state_;
 	ea_gen_ = attr_gen_;
 	ea_ = attr_;
 	uint32_t p = exchange(pend_, 0u);
@@ -151,12 +155,6 @@ void SoftQp::sync_locked()
 		retries_left_ = ea_.retry_cnt;
 		rnr_left_ = ea_.rnr_retry;
 	}
-}
-
-QpState SoftQp::sync()
-{
-	SpinGuardBh g(lock_);
-	sync_locked();
 	return state_;
 }
 

@@ -189,7 +189,6 @@ private:
 	/* engine.cpp: shared pieces */
 	/* Engine side: take up what Modify QP recorded; the current state. */
 	verbs::QpState sync();
-	void sync_locked();
 	void reset_engine();
 	void apply_locked(const verbs::QpAttr &a, uint32_t mask, verbs::QpState next);
 	void to_error();
