@@ -11,14 +11,6 @@ fail=0
 bad() { echo "ipoib_unload: FAIL: $*"; fail=1; }
 ip4a=10.79.0.1 ip4b=10.79.0.2
 
-# reach HOST ADDR: one answered ping within 60 s (the debug kernel is slow).
-reach() {
-	local i
-	for i in $(seq 1 30); do
-		weft_on "$1" ping -c 1 -W 2 "$2" >/dev/null 2>&1 && return 0
-	done
-	return 1
-}
 
 weft_load weft_hca:autoconf=0 || exit 1
 # The children's partition, so that they come up and really carry traffic.
@@ -34,7 +26,7 @@ weft_on h0 ip addr add $ip4a/24 dev "$A"
 weft_on h1 ip addr add $ip4b/24 dev "$B"
 weft_on h0 ip link set "$A" up
 weft_on h1 ip link set "$B" up
-reach h0 $ip4b || bad "no ping in datagram mode"
+weft_reach h0 $ip4b || bad "no ping in datagram mode"
 
 # Children: one by sysfs, one by rtnl; the rtnl one deleted under a ping flood.
 weft_on h0 sh -c "echo 0x8002 >/sys/class/net/$A/create_child" || bad "create_child"
@@ -44,7 +36,7 @@ weft_on h0 ip link set "$A.8002" up
 weft_on h1 ip addr add 10.79.2.2/24 dev "$B.c2"
 weft_on h1 ip link set "$B.c2" up
 weft_carrier h0 "$A.8002" 1 60 && weft_carrier h1 "$B.c2" 1 60 || bad "children without carrier"
-reach h1 10.79.2.1 || bad "no ping between the children"
+weft_reach h1 10.79.2.1 || bad "no ping between the children"
 # A deadline, not a kill: ping prints its statistics at the end.
 weft_on h1 timeout 60 ping -f -w 10 -I "$B.c2" 10.79.2.1 >/tmp/unload-flood.out 2>&1 &
 flood=$!
@@ -56,7 +48,7 @@ grep -q " [1-9][0-9]* received" /tmp/unload-flood.out || bad "the flood on the c
 # Connected mode (RFC 4755) on both ends.
 weft_on h0 sh -c "echo connected >/sys/class/net/$A/mode" || bad "mode connected ($A)"
 weft_on h1 sh -c "echo connected >/sys/class/net/$B/mode" || bad "mode connected ($B)"
-reach h0 $ip4b || bad "no ping in connected mode"
+weft_reach h0 $ip4b || bad "no ping in connected mode"
 
 # Under traffic: iperf3 and a ping flood, then rmmod.
 weft_on h1 iperf3 -s -D -p 5203 >/dev/null 2>&1

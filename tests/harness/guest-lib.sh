@@ -127,6 +127,14 @@ weft_pings() {
 	shift 2
 	weft_on "$h" timeout 25 ping -c 3 -i 0.3 -w 20 "$@" "$a"
 }
+# weft_reach HOST ADDR: one answered ping within 60 s (for the debug kernels, which are slow).
+weft_reach() {
+	local i
+	for i in $(seq 1 30); do
+		weft_on "$1" ping -c 1 -W 2 "$2" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
 # weft_ipoib_hosts: the default subnet (autoconf off) under OpenSM, weft0's
 # IPoIB interface in namespace h0 as 10.77.0.1/24 and weft1's in h1 as
 # 10.77.0.2/24, both up; sets A and B to their names.  For the benchmarks.

@@ -50,14 +50,6 @@ wait_messages() { # at least $1 messages exchanged by the client (60 s)
 	bad "client traffic did not reach $1 messages (at $(param messages))"
 	return 1
 }
-# reach HOST ADDR: one answered ping within 60 s (the debug kernels are slow).
-reach() {
-	local i
-	for i in $(seq 1 30); do
-		weft_on "$1" ping -c 1 -W 2 "$2" >/dev/null 2>&1 && return 0
-	done
-	return 1
-}
 # up: the four HCAs ACTIVE under OpenSM, their interfaces in h0..h3 with
 # 10.81.0.(i+1), h0/h1 in connected mode.
 up() {
@@ -75,8 +67,8 @@ up() {
 	for i in 0 1; do
 		weft_on h$i sh -c "echo connected >/sys/class/net/${IF[$i]}/mode" || bad "connected mode on h$i"
 	done
-	reach h0 10.81.0.2 || bad "no ping h0 -> h1 (connected)"
-	reach h2 10.81.0.4 || bad "no ping h2 -> h3 (datagram)"
+	weft_reach h0 10.81.0.2 || bad "no ping h0 -> h1 (connected)"
+	weft_reach h2 10.81.0.4 || bad "no ping h2 -> h3 (datagram)"
 }
 # stopped PID SECONDS: the process ended within the bound (killed after it).
 stopped() {
@@ -169,7 +161,7 @@ n=$(param messages)
 weft_insmod weft_hca autoconf=0 hcas=4 || { bad "weft_hca reload failed"; exit 1; }
 up || bad "the fabric did not come back"
 wait_messages $((n + 20))
-reach h0 10.81.0.2 || bad "no ping h0 -> h1 after the reload"
+weft_reach h0 10.81.0.2 || bad "no ping h0 -> h1 after the reload"
 # The CM server listens again; the old client unloads; a fresh one runs against the server.
 wait_for $srv/listening 1 || bad "CM server not listening after the reload"
 dmesg | grep -q "weft_selftest_cm_client.*weft0 is back" || bad "CM client did not see weft0 come back"
