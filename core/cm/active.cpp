@@ -97,6 +97,7 @@ void reply_accepted(Id &id)
 
 void qp_move_failed_locked(Id &id, const Pending &p)
 {
+	cm->lock.assert_held();
 	cm->stats.dropped++;
 	log.warn("cm id %08x: QP %06x would not move for event %u", id.local_id, id.qp ? id.qp->qpn : 0,
 		 unsigned(p.type));

@@ -10,6 +10,7 @@
 #ifndef WEFT_CM_PRIV_H
 #define WEFT_CM_PRIV_H
 
+#include <weft/atomic.h>
 #include <weft/cm/cm.h>
 #include <weft/log.h>
 #include <weft/mad/port.h>
@@ -97,16 +98,16 @@ public:
 	bool timer_ref = false;
 
 	List<Pending, &Pending::node> pending;
-	/* Written under the lock, read without it by destroy()'s wait (atomics). */
-	bool delivering = false;
-	const void *deliverer = nullptr;
+	/* Written under the lock, read without it by destroy()'s wait. */
+	Atomic<bool> delivering{false};
+	Atomic<const void *> deliverer{nullptr};
 
 	/* established()'s work: its caller may be a QP's event handler. */
 	Work comm_est;
 
 	bool stopped = false; /* module exit: its works are cancelled */
 	/* Listener: Requests whose handler is running (deliver()); read by destroy()'s wait. */
-	uint32_t requests_in_flight = 0;
+	Atomic<uint32_t> requests_in_flight{0};
 	Id *serving = nullptr; /* a new Id: the listener whose Request handler runs for it */
 
 	ListNode node;	    /* Cm::ids */
@@ -156,10 +157,10 @@ struct Cm {
 	List<Id, &Id::all_node> all;	     /* every Id allocated, without a reference */
 	List<CmPort, &CmPort::node> ports;
 	uint32_t next_local_id;
-	uint32_t live = 0; /* Ids allocated and not yet freed (atomic) */
-	uint32_t lingering = 0; /* of those, Ids whose owner is gone (atomic): DREQ retries, time-wait, the reaper */
-	uint64_t freed = 0;	/* Ids freed ever (atomic): what settle() and drain_ids() wait for */
-	uint64_t comm_est = 0;	/* established() calls (atomic: its callers hold no CM lock) */
+	Atomic<uint32_t> live{0}; /* Ids allocated and not yet freed */
+	Atomic<uint32_t> lingering{0}; /* of those, Ids whose owner is gone: DREQ retries, time-wait, the reaper */
+	Atomic<uint64_t> freed{0};	/* Ids freed ever: what settle() and drain_ids() wait for */
+	Atomic<uint64_t> comm_est{0};	/* established() calls (its callers hold no CM lock) */
 	Stats stats{};
 	mad::SendReq scratch; /* every send, under lock */
 

@@ -44,7 +44,7 @@ Id::Id(verbs::Device &d, Handler &h, void *ctx) :
 	timer(timer_fn, WEFT_LOCK_CLASS("weft_cm_timer")),
 	comm_est(comm_est_work, WEFT_LOCK_CLASS("weft_cm_comm_est"))
 {
-	__atomic_fetch_add(&cm->live, 1, __ATOMIC_RELAXED);
+	cm->live.fetch_add(1, Order::Relaxed);
 }
 
 Id::~Id()
@@ -55,20 +55,21 @@ Id::~Id()
 		MutexGuard g(cm->lock);
 		cm->all.remove(*this);
 		if (ulp_gone)
-			__atomic_fetch_sub(&cm->lingering, 1, __ATOMIC_RELEASE);
+			cm->lingering.fetch_sub(1, Order::Release);
 	}
-	__atomic_fetch_sub(&cm->live, 1, __ATOMIC_RELEASE);
+	cm->live.fetch_sub(1, Order::Release);
 	/* Inside the reaper: drain_ids() flushes it before the CM goes. */
-	__atomic_fetch_add(&cm->freed, 1, __ATOMIC_RELEASE);
+	cm->freed.fetch_add(1, Order::Release);
 	cm->freed_wq.wake_all();
 }
 
 void owner_gone_locked(Id &id)
 {
+	cm->lock.assert_held();
 	if (id.ulp_gone)
 		return;
 	id.ulp_gone = true;
-	__atomic_fetch_add(&cm->lingering, 1, __ATOMIC_RELEASE);
+	cm->lingering.fetch_add(1, Order::Release);
 }
 
 void stop_all_timers()
@@ -118,6 +119,7 @@ void Pending::set_pdata(const uint8_t *p, size_t n)
 
 void table_add_locked(Id &id)
 {
+	cm->lock.assert_held();
 	if (id.in_table)
 		return;
 	if (!id.local_id) {
@@ -133,6 +135,7 @@ void table_add_locked(Id &id)
 
 void table_remove_locked(Id &id)
 {
+	cm->lock.assert_held();
 	if (!id.in_table)
 		return;
 	id.in_table = false;
@@ -142,6 +145,7 @@ void table_remove_locked(Id &id)
 
 Id *find_local_locked(uint32_t local_id)
 {
+	cm->lock.assert_held();
 	for (Id &id : cm->ids)
 		if (id.local_id == local_id && id.state != State::Listen)
 			return &id;
@@ -150,6 +154,7 @@ Id *find_local_locked(uint32_t local_id)
 
 CmPort *find_port_locked(verbs::Device &dev, uint8_t port)
 {
+	cm->lock.assert_held();
 	for (CmPort &p : cm->ports)
 		if (&p.dev == &dev && p.num == port)
 			return &p;
@@ -160,6 +165,7 @@ CmPort *find_port_locked(verbs::Device &dev, uint8_t port)
 
 void arm_locked(Id &id, uint32_t ms)
 {
+	cm->lock.assert_held();
 	if (!ms) {
 		id.deadline = 0;
 		/* Off the timer now; a run already under way finds nothing to do and drops its reference. */
@@ -216,6 +222,7 @@ void format_hdr(mad::Mad &m, uint16_t attr, uint64_t tid)
 
 void send_raw_locked(CmPort &p, mad::Mad &m, const mad::MadAddr &to)
 {
+	cm->lock.assert_held();
 	mad::SendReq &r = cm->scratch;
 	r.mad = m;
 	r.to = to;
@@ -230,6 +237,7 @@ void send_raw_locked(CmPort &p, mad::Mad &m, const mad::MadAddr &to)
 
 void send_msg_locked(Id &id)
 {
+	cm->lock.assert_held();
 	if (id.port && id.has_msg)
 		send_raw_locked(*id.port, id.msg, id.peer);
 }
@@ -238,6 +246,7 @@ void send_msg_locked(Id &id)
 
 Pending *queue_locked(Id &id, EventType t, QpMove qp)
 {
+	cm->lock.assert_held();
 	if (id.ulp_gone)
 		return nullptr;
 	auto *p = new (Gfp::Sleep) Pending();
@@ -285,10 +294,10 @@ void deliver(Id &id)
 	Ref<Id> hold = Ref<Id>::share(&id);
 	{
 		MutexGuard g(cm->lock);
-		if (id.delivering)
+		if (id.delivering.load(Order::Relaxed))
 			return; /* that caller runs what was just queued too */
-		__atomic_store_n(&id.delivering, true, __ATOMIC_RELEASE);
-		__atomic_store_n(&id.deliverer, weft_current_task(), __ATOMIC_RELEASE);
+		id.delivering.store(true, Order::Release);
+		id.deliverer.store(weft_current_task(), Order::Release);
 	}
 	for (;;) {
 		Own<Pending> p;
@@ -303,8 +312,8 @@ void deliver(Id &id)
 			}
 			p = Own<Pending>(id.pending.pop_front());
 			if (!p) {
-				__atomic_store_n(&id.deliverer, nullptr, __ATOMIC_RELEASE);
-				__atomic_store_n(&id.delivering, false, __ATOMIC_RELEASE);
+				id.deliverer.store(nullptr, Order::Release);
+				id.delivering.store(false, Order::Release);
 				break;
 			}
 			qp = id.qp;
@@ -324,7 +333,7 @@ void deliver(Id &id)
 			/* A Request whose listener went meanwhile is refused; else the listener waits for it. */
 			orphan = l && l->ulp_gone;
 			if (l && !orphan && !gone) {
-				__atomic_add_fetch(&l->requests_in_flight, 1, __ATOMIC_RELEASE);
+				l->requests_in_flight.fetch_add(1, Order::Release);
 				id.serving = l;
 			}
 		}
@@ -335,7 +344,7 @@ void deliver(Id &id)
 			{
 				MutexGuard g(cm->lock);
 				id.serving = nullptr;
-				__atomic_sub_fetch(&l->requests_in_flight, 1, __ATOMIC_RELEASE);
+				l->requests_in_flight.fetch_sub(1, Order::Release);
 			}
 			cm->delivered.wake_all();
 		}
@@ -373,7 +382,7 @@ void destroy(Id *id)
 		abandon_locked(*id);
 		qp = exchange(id->qp, nullptr);
 		for (Id &x : cm->all)
-			if (x.serving == id && x.deliverer == weft_current_task())
+			if (x.serving == id && x.deliverer.load(Order::Relaxed) == weft_current_task())
 				mine++;
 	}
 	/*
@@ -381,10 +390,10 @@ void destroy(Id *id)
 	 * neither one for this Id nor a Request handler this listener's
 	 * handler is running on a new Id.
 	 */
-	bool self = __atomic_load_n(&id->deliverer, __ATOMIC_ACQUIRE) == weft_current_task();
+	bool self = id->deliverer.load(Order::Acquire) == weft_current_task();
 	(void)cm->delivered.wait([&] {
-		return (self || !__atomic_load_n(&id->delivering, __ATOMIC_ACQUIRE)) &&
-		       __atomic_load_n(&id->requests_in_flight, __ATOMIC_ACQUIRE) <= mine;
+		return (self || !id->delivering.load(Order::Acquire)) &&
+		       id->requests_in_flight.load(Order::Acquire) <= mine;
 	});
 	if (qp && qp->state() != verbs::QpState::Reset)
 		qp_to_error(*qp);
@@ -429,9 +438,9 @@ Stats stats()
 {
 	MutexGuard g(cm->lock);
 	Stats s = cm->stats;
-	s.ids = __atomic_load_n(&cm->live, __ATOMIC_RELAXED);
-	s.lingering = __atomic_load_n(&cm->lingering, __ATOMIC_RELAXED);
-	s.comm_est = __atomic_load_n(&cm->comm_est, __ATOMIC_RELAXED);
+	s.ids = cm->live.load(Order::Relaxed);
+	s.lingering = cm->lingering.load(Order::Relaxed);
+	s.comm_est = cm->comm_est.load(Order::Relaxed);
 	return s;
 }
 
@@ -439,7 +448,7 @@ namespace {
 
 uint64_t freed_now()
 {
-	return __atomic_load_n(&cm->freed, __ATOMIC_ACQUIRE);
+	return cm->freed.load(Order::Acquire);
 }
 
 /*
@@ -460,7 +469,7 @@ template <typename Done> bool wait_progress(Done done, uint32_t quiet_ms)
 
 Result<void> settle(uint32_t quiet_ms)
 {
-	auto done = [] { return __atomic_load_n(&cm->lingering, __ATOMIC_ACQUIRE) == 0; };
+	auto done = [] { return cm->lingering.load(Order::Acquire) == 0; };
 	while (!done())
 		if (!wait_progress(done, quiet_ms))
 			return Error(err::ETIMEDOUT);
@@ -469,7 +478,7 @@ Result<void> settle(uint32_t quiet_ms)
 
 uint32_t drain_ids(uint32_t keep, uint32_t quiet_ms)
 {
-	auto live = [] { return __atomic_load_n(&cm->live, __ATOMIC_ACQUIRE); };
+	auto live = [] { return cm->live.load(Order::Acquire); };
 	auto done = [&] { return live() <= keep; };
 	while (!done())
 		if (!wait_progress(done, quiet_ms))

@@ -35,6 +35,7 @@ void rej_stranger(CmPort &p, const mad::Mad &m, const mad::MadAddr &from, uint16
 /* 1: a REQ we have seen: true if it was one. */
 bool duplicate_locked(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 {
+	cm->lock.assert_held();
 	const Req &req = body<Req>(m);
 	for (Id &id : cm->ids) {
 		if (id.state == State::Listen || id.remote_id != req.local_comm_id.get() ||
@@ -57,6 +58,7 @@ bool duplicate_locked(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 /* 1: IBA 12.9.8.3.1: the peer's QP is connected to us already, so that connection is stale. */
 Id *stale_locked(const Req &req)
 {
+	cm->lock.assert_held();
 	for (Id &id : cm->ids)
 		if (id.state == State::Established && id.setup.remote_qpn == Req::Qpn::get(req.qpn_rr) &&
 		    id.remote_ca_guid == req.local_ca_guid.get())
@@ -66,6 +68,7 @@ Id *stale_locked(const Req &req)
 
 Id *listener_locked(CmPort &p, uint64_t service_id)
 {
+	cm->lock.assert_held();
 	for (Id &id : cm->ids)
 		if (id.state == State::Listen && id.dev.get() == &p.dev && !id.ulp_gone &&
 		    (service_id & id.service_mask) == id.service_id)
@@ -266,6 +269,7 @@ namespace {
 /* 3: the connection is up on the passive side; deliver() takes the QP to RTS if accept() did not. */
 bool go_established_locked(Id &id, ConstBytes pdata)
 {
+	cm->lock.assert_held();
 	if (id.state != State::RepSent && id.state != State::MraRepRcvd)
 		return false;
 	arm_locked(id, 0);
@@ -314,7 +318,7 @@ void established(Id &id)
 	 * Called from the QP's event handler, inside the HCA's engine, which
 	 * the verbs context's lock waits for: no CM lock here, a work item.
 	 */
-	__atomic_fetch_add(&cm->comm_est, 1, __ATOMIC_RELAXED);
+	cm->comm_est.fetch_add(1, Order::Relaxed);
 	id.get();
 	if (!id.comm_est.queue())
 		id.put();

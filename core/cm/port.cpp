@@ -245,7 +245,7 @@ int weft_cm_init(void)
 
 unsigned int weft_cm_live_ids(void)
 {
-	return __atomic_load_n(&cm->live, __ATOMIC_RELAXED);
+	return cm->live.load(weft::Order::Relaxed);
 }
 
 void weft_cm_exit(void)

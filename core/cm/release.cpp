@@ -39,6 +39,7 @@ uint8_t rejected_msg(State s)
 /* 1: DREQ to the peer (a fresh TID: IBA 12.6.10 makes it a new exchange). */
 void send_dreq_locked(Id &id, ConstBytes pdata)
 {
+	cm->lock.assert_held();
 	format_hdr(id.msg, iba::cm::attr::dreq, id.tid + 1);
 	auto &d = body<iba::cm::Dreq>(id.msg);
 	d.local_comm_id.set(id.local_id);
@@ -59,6 +60,7 @@ void send_dreq_locked(Id &id, ConstBytes pdata)
  */
 Id *timed_out_peer_locked(const iba::cm::Rej &rej)
 {
+	cm->lock.assert_held();
 	if (rej.reason.get() != iba::cm::rej::timeout || iba::cm::Rej::AriLength::get(rej.ari_length) < 8)
 		return nullptr;
 	be64 guid;
@@ -73,6 +75,7 @@ Id *timed_out_peer_locked(const iba::cm::Rej &rej)
 /* Retransmit the Id's message if tries are left (IBA 12.7.27 MaxCMRetries). */
 bool retry_locked(Id &id)
 {
+	cm->lock.assert_held();
 	if (!id.tries_left)
 		return false;
 	id.tries_left--;
@@ -86,6 +89,7 @@ bool retry_locked(Id &id)
 
 void to_idle_locked(Id &id)
 {
+	cm->lock.assert_held();
 	arm_locked(id, 0);
 	id.state = State::Idle;
 	id.has_msg = false;
@@ -96,6 +100,7 @@ void to_idle_locked(Id &id)
 
 void enter_timewait_locked(Id &id)
 {
+	cm->lock.assert_held();
 	/* IBA 12.9.8.1: long enough for any packet of the connection to die out, retries included. */
 	uint32_t ms = round_trip_ms(id.pkt_life) + iba::cm::timeout_ms(id.setup.ack_timeout);
 	id.state = State::TimeWait;
@@ -104,6 +109,7 @@ void enter_timewait_locked(Id &id)
 
 void send_rej_locked(Id &id, uint16_t reason, ConstBytes ari, ConstBytes pdata)
 {
+	cm->lock.assert_held();
 	using R = iba::cm::Rej;
 	mad::Mad m;
 	format_hdr(m, iba::cm::attr::rej, id.tid);
@@ -128,6 +134,7 @@ void send_rej_locked(Id &id, uint16_t reason, ConstBytes ari, ConstBytes pdata)
 
 void abandon_locked(Id &id)
 {
+	cm->lock.assert_held();
 	switch (id.state) {
 	case State::Listen:
 	case State::SidrReqSent: to_idle_locked(id); break;
@@ -156,6 +163,7 @@ void abandon_locked(Id &id)
 
 void expire_locked(Id &id)
 {
+	cm->lock.assert_held();
 	switch (id.state) {
 	case State::ReqSent:
 	case State::RepWait:

@@ -32,6 +32,7 @@ void format_sidr_rep(mad::Mad &m, uint64_t tid, uint32_t request_id, uint64_t se
 
 void send_sidr_rep_locked(Id &id, uint8_t status, uint32_t qpn, uint32_t qkey, ConstBytes pdata)
 {
+	cm->lock.assert_held();
 	mad::Mad m;
 	format_sidr_rep(m, id.tid, id.remote_id, id.service_id, status, qpn, qkey, pdata);
 	if (id.port)
@@ -138,6 +139,7 @@ Result<void> sidr_reply(Id &id, uint8_t status, uint32_t qpn, uint32_t qkey, Con
 
 void sidr_refuse_locked(Id &id)
 {
+	cm->lock.assert_held();
 	send_sidr_rep_locked(id, iba::cm::sidr::rejected, 0, 0, {});
 	to_idle_locked(id);
 }

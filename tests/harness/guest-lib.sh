@@ -135,6 +135,47 @@ weft_reach() {
 	done
 	return 1
 }
+# weft_wait_for FILE VALUE [SECONDS]: until FILE (a module parameter, a
+# sysfs or configfs attribute) reads VALUE; 30 s unless told.
+weft_wait_for() {
+	local i
+	for i in $(seq 1 $((${3:-30} * 10))); do
+		[ "$(cat "$1" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# weft_stopped PID SECONDS: the process ended within the bound; it is
+# killed with SIGKILL after it, and the call fails.
+weft_stopped() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+	return 1
+}
+# weft_ulp_wait N: weft_selftest_ulp has exchanged at least N messages
+# within 60 s; says how far it got if not.
+weft_ulp_wait() {
+	local f=/sys/module/weft_selftest_ulp/parameters/messages i
+	for i in $(seq 600); do
+		[ "$(cat $f 2>/dev/null || echo 0)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "weft_selftest_ulp traffic did not reach $1 messages (at $(cat $f 2>/dev/null))"
+	return 1
+}
+# weft_live_cleanup PID...: the exit trap of the tests that run traffic
+# through a removal: the processes killed, OpenSM stopped, the selftest
+# ULPs unloaded.
+weft_live_cleanup() {
+	local p
+	for p in "$@"; do kill -9 "$p" 2>/dev/null; done
+	weft_sm_stop 2>/dev/null
+	rmmod weft_selftest_ulp weft_selftest_cm_client weft_selftest_cm_server 2>/dev/null
+}
 # weft_ipoib_hosts: the default subnet (autoconf off) under OpenSM, weft0's
 # IPoIB interface in namespace h0 as 10.77.0.1/24 and weft1's in h1 as
 # 10.77.0.2/24, both up; sets A and B to their names.  For the benchmarks.

@@ -42,15 +42,6 @@ wait_active() {
 	return 1
 }
 
-# wait_for FILE VALUE: until the module parameter FILE reads VALUE (15 s).
-wait_for() {
-	local i
-	for i in $(seq 1 150); do
-		[ "$(cat "$1" 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 cleanup() {
 	[ -n "$sm_pid" ] && kill "$sm_pid" 2>/dev/null && wait "$sm_pid" 2>/dev/null
@@ -122,15 +113,15 @@ echo "cm: $(cat $cli/cycles_done 2>/dev/null) cycles and $(cat $cli/concurrent_d
 [ "$(cat $cli/cycles_done 2>/dev/null)" = "$cycles" ] || bad "cycles done: $(cat $cli/cycles_done 2>/dev/null)"
 [ "$(cat $cli/concurrent_done 2>/dev/null)" = 64 ] || bad "concurrent done: $(cat $cli/concurrent_done 2>/dev/null)"
 rmmod weft_selftest_cm_client
-wait_for $srv/active 0 || bad "server still has $(cat $srv/active) connections"
+weft_wait_for $srv/active 0 || bad "server still has $(cat $srv/active) connections"
 
 # 4. A ULP unloaded with connections up: its peer sees them go.
 disc=$(cat $srv/disconnected)
 weft_insmod weft_selftest_cm_client hold=8 || bad "hold=8 failed"
 [ "$(cat $srv/active)" = 8 ] || bad "server has $(cat $srv/active) connections, not 8"
 rmmod weft_selftest_cm_client || bad "client did not unload"
-wait_for $srv/disconnected $((disc + 8)) || bad "server saw $(( $(cat $srv/disconnected) - disc )) of 8 disconnects"
-wait_for $srv/active 0 || bad "server still has $(cat $srv/active) connections"
+weft_wait_for $srv/disconnected $((disc + 8)) || bad "server saw $(( $(cat $srv/disconnected) - disc )) of 8 disconnects"
+weft_wait_for $srv/active 0 || bad "server still has $(cat $srv/active) connections"
 weft_insmod weft_selftest_cm_client hold=8 || bad "hold=8 (again) failed"
 # The CM itself cannot go while ULPs use it (module references), and trying changes nothing.
 if rmmod weft_cm 2>/dev/null; then
@@ -138,11 +129,11 @@ if rmmod weft_cm 2>/dev/null; then
 fi
 [ "$(cat $srv/active)" = 8 ] || bad "after rmmod weft_cm: server has $(cat $srv/active) connections"
 rmmod weft_selftest_cm_server || bad "server did not unload"
-wait_for $cli/peer_disconnects 8 || bad "client saw $(cat $cli/peer_disconnects) of 8 disconnects"
+weft_wait_for $cli/peer_disconnects 8 || bad "client saw $(cat $cli/peer_disconnects) of 8 disconnects"
 rmmod weft_selftest_cm_client || bad "client did not unload"
 
 # 5. Every Id gone once time-wait is over.
-wait_for /sys/module/weft_cm/parameters/ids "$ids0" ||
+weft_wait_for /sys/module/weft_cm/parameters/ids "$ids0" ||
 	bad "weft_cm holds $(cat /sys/module/weft_cm/parameters/ids) ids, not $ids0"
 kill "$sm_pid"
 wait "$sm_pid" 2>/dev/null

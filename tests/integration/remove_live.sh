@@ -29,27 +29,9 @@ param() { cat /sys/module/weft_selftest_ulp/parameters/$1; }
 srv=/sys/module/weft_selftest_cm_server/parameters
 cli=/sys/module/weft_selftest_cm_client/parameters
 cm_ids=/sys/module/weft_cm/parameters/ids
-# wait_for FILE VALUE [SECONDS]: until FILE reads VALUE (30 s).
-wait_for() {
-	local i
-	for i in $(seq 1 $((${3:-30} * 10))); do
-		[ "$(cat "$1" 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 pids=()
 rm -f /tmp/remove_live.polls
 
-wait_messages() { # at least $1 messages exchanged by the client (60 s)
-	local i
-	for i in $(seq 600); do
-		[ "$(param messages)" -ge "$1" ] && return 0
-		sleep 0.1
-	done
-	bad "client traffic did not reach $1 messages (at $(param messages))"
-	return 1
-}
 # up: the four HCAs ACTIVE under OpenSM, their interfaces in h0..h3 with
 # 10.81.0.(i+1), h0/h1 in connected mode.
 up() {
@@ -70,23 +52,7 @@ up() {
 	weft_reach h0 10.81.0.2 || bad "no ping h0 -> h1 (connected)"
 	weft_reach h2 10.81.0.4 || bad "no ping h2 -> h3 (datagram)"
 }
-# stopped PID SECONDS: the process ended within the bound (killed after it).
-stopped() {
-	local i
-	for i in $(seq 1 $(($2 * 10))); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	kill -9 "$1" 2>/dev/null
-	return 1
-}
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	weft_sm_stop 2>/dev/null
-	rmmod weft_selftest_ulp weft_selftest_cm_client weft_selftest_cm_server 2>/dev/null
-}
-trap cleanup EXIT
+trap 'weft_live_cleanup "${pids[@]}"' EXIT
 
 declare -a IF
 for i in 0 1 2 3; do weft_host_add h$i || exit 1; done
@@ -94,7 +60,7 @@ weft_load "weft_hca:autoconf=0 hcas=4" || exit 1
 up || exit 1
 dmesg -C
 weft_insmod weft_selftest_ulp || exit 1
-wait_messages 20
+weft_ulp_wait 20 || bad "the verbs client's traffic stalled"
 weft_insmod weft_selftest_cm_server || { bad "CM server did not load"; exit 1; }
 weft_insmod weft_selftest_cm_client hold=8 || { bad "CM client hold=8 did not load"; exit 1; }
 [ "$(cat $srv/active)" = 8 ] || bad "CM server has $(cat $srv/active) connections, not 8"
@@ -118,7 +84,7 @@ poll_pid=$!
 sleep 3
 grep -q 'Connecting to host' /tmp/remove_live.iperf || bad "iperf3 did not start: $(head -3 /tmp/remove_live.iperf)"
 n=$(param messages)
-wait_messages $((n + 20))
+weft_ulp_wait $((n + 20)) || bad "the verbs client's traffic stalled"
 
 echo "remove_live: rmmod weft_hca under traffic"
 timeout 300 rmmod weft_hca || bad "rmmod weft_hca under traffic failed or hung"
@@ -139,7 +105,7 @@ tail -1 /tmp/remove_live.polls | grep -qx failed || bad "perfquery did not fail 
 [ "$(wc -l </tmp/remove_live.polls)" -gt $((polled + 2)) ] || bad "the perfquery/saquery loop is stuck"
 for p in "$iperf_pid" "$ping_pid" "$poll_pid"; do
 	kill "$p" 2>/dev/null
-	stopped "$p" 30 || bad "process $p ($(cat /proc/$p/comm 2>/dev/null)) stuck after its device went"
+	weft_stopped "$p" 30 || bad "process $p ($(cat /proc/$p/comm 2>/dev/null)) stuck after its device went"
 done
 # The CM ULPs let go in their remove(): the client's 8 held connections
 # count as lost; the server's either as lost (weft1 goes before weft0) or
@@ -152,7 +118,7 @@ echo "remove_live: CM client lost $(cat $cli/lost), peer disconnects $(cat $cli/
 	bad "CM server: $(cat $srv/lost) lost + $(( $(cat $srv/disconnected) - cm_disc )) disconnected, not 8"
 [ "$(cat $srv/active)" = 0 ] || bad "CM server still has $(cat $srv/active) connections"
 [ "$(cat $srv/listening)" = 0 ] || bad "CM server still listening on a removed device"
-wait_for $cm_ids 0 || bad "weft_cm holds $(cat $cm_ids) ids with no device left"
+weft_wait_for $cm_ids 0 || bad "weft_cm holds $(cat $cm_ids) ids with no device left"
 weft_sm_stop
 weft_on h1 pkill -x iperf3 2>/dev/null
 
@@ -160,10 +126,10 @@ echo "remove_live: the devices come back"
 n=$(param messages)
 weft_insmod weft_hca autoconf=0 hcas=4 || { bad "weft_hca reload failed"; exit 1; }
 up || bad "the fabric did not come back"
-wait_messages $((n + 20))
+weft_ulp_wait $((n + 20)) || bad "the verbs client's traffic stalled"
 weft_reach h0 10.81.0.2 || bad "no ping h0 -> h1 after the reload"
 # The CM server listens again; the old client unloads; a fresh one runs against the server.
-wait_for $srv/listening 1 || bad "CM server not listening after the reload"
+weft_wait_for $srv/listening 1 || bad "CM server not listening after the reload"
 dmesg | grep -q "weft_selftest_cm_client.*weft0 is back" || bad "CM client did not see weft0 come back"
 rmmod weft_selftest_cm_client || bad "the CM client (hold=8) did not unload after the reload"
 weft_insmod weft_selftest_cm_client cycles=20 || bad "a fresh CM client run (cycles=20) failed after the reload"
@@ -188,11 +154,11 @@ sleep 3
 grep -q 'Connecting to host' /tmp/remove_live.iperf2 || bad "the second iperf3 did not start"
 timeout 300 rmmod weft_ipoib || bad "rmmod weft_ipoib under iperf3 failed or hung"
 kill "$iperf_pid" 2>/dev/null
-stopped "$iperf_pid" 30 || bad "iperf3 stuck after weft_ipoib went"
+weft_stopped "$iperf_pid" 30 || bad "iperf3 stuck after weft_ipoib went"
 weft_on h1 pkill -x iperf3 2>/dev/null
 rmmod weft_selftest_ulp || bad "rmmod weft_selftest_ulp"
 # Time-wait (at most 30 s) over, no CM Id is left by the ULPs that went.
-wait_for $cm_ids 0 60 || bad "weft_cm holds $(cat $cm_ids) ids after its ULPs went"
+weft_wait_for $cm_ids 0 60 || bad "weft_cm holds $(cat $cm_ids) ids after its ULPs went"
 for i in 0 1 2 3; do ip netns del h$i; done
 weft_unload || fail=1
 weft_check_taint || fail=1

@@ -13,24 +13,16 @@ fail=0
 bad() { echo "unload_under_traffic: $*"; fail=1; }
 param() { cat /sys/module/weft_selftest_ulp/parameters/$1; }
 
-wait_messages() { # wait until the ULP has exchanged at least $1 messages
-	for _ in $(seq 200); do
-		[ "$(param messages)" -ge "$1" ] && return 0
-		sleep 0.1
-	done
-	bad "traffic did not reach $1 messages (at $(param messages))"
-	return 1
-}
 
 weft_load || exit 1
 weft_insmod weft_selftest_ulp || exit 1
-wait_messages 20
+weft_ulp_wait 20 || bad "the verbs client's traffic stalled"
 rmmod weft_hca || bad "rmmod weft_hca under traffic failed"
 n=$(param messages)
 sleep 0.5
 [ "$(param messages)" = "$n" ] || bad "traffic continued after the devices were removed"
 insmod "$WEFT_MODDIR/drivers/hca/weft_hca.ko" || bad "weft_hca reload failed"
-wait_messages $((n + 20))
+weft_ulp_wait $((n + 20)) || bad "the verbs client's traffic stalled"
 rmmod weft_selftest_ulp || bad "rmmod of the client under traffic failed"
 dmesg | grep -q "traffic stopped on removal" || bad "the client never saw a removal"
 dmesg | grep -q "still open at removal" && bad "a context was left open at device removal"
@@ -48,7 +40,7 @@ mkdir $cfs/cables/c && echo weft0:1 >$cfs/cables/c/a && echo weft1:1 >$cfs/cable
 	echo 1 >$cfs/cables/c/up && echo 1 >$cfs/autoconf || bad "cabling weft0 to weft1"
 dmesg -C
 weft_insmod weft_selftest_ulp || exit 1
-wait_messages 20
+weft_ulp_wait 20 || bad "the verbs client's traffic stalled"
 rmdir $cfs/hcas/h1 || bad "rmdir of weft1 under traffic failed"
 [ ! -e /sys/class/infiniband/weft1 ] || bad "weft1 still in sysfs after rmdir"
 dmesg | grep -q "traffic stopped on removal of weft1: .* 0 errors" ||

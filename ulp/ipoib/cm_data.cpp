@@ -25,6 +25,7 @@ constexpr uint64_t rx_tag = 1ull << 63;
 
 Cm::TxConn *Cm::find_locked(const HwAddr &dst)
 {
+	lock_.assert_held();
 	for (TxConn &c : tx_conns_)
 		if (c.dst.qpn() == dst.qpn() && __builtin_memcmp(c.dst.gid, dst.gid, 16) == 0)
 			return &c;
@@ -33,6 +34,7 @@ Cm::TxConn *Cm::find_locked(const HwAddr &dst)
 
 Cm::TxConn *Cm::add_locked(const HwAddr &dst)
 {
+	lock_.assert_held();
 	if (nconns_ >= slots_.size())
 		return nullptr;
 	auto *c = new (Gfp::Atomic) TxConn();
@@ -80,6 +82,7 @@ void Cm::ud_send(void *skb, const HwAddr &dst)
 /* Under lock_: on @c's RC QP; false if its ring is full (the netdev queue is then stopped). */
 bool Cm::post_locked(TxConn &c, void *skb)
 {
+	lock_.assert_held();
 	const uint32_t size = static_cast<uint32_t>(c.ring.size());
 	if (c.head - c.tail >= size) {
 		weft_ipoib_stop_queue(ifc_.nd_);

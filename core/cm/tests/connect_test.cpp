@@ -189,23 +189,23 @@ void reply_carries_private_data(Test &t)
 	x.rb.accept.private_data = ConstBytes(rep, sizeof(rep));
 	struct OnReply final : Handler {
 		uint8_t got[iba::cm::pdata::rep] = {};
-		int replies = 0, up = 0;
+		Atomic<int> replies{0}, up{0};
 		int event(const Event &e) override
 		{
 			if (e.type == EventType::Reply && e.private_data.size() >= sizeof(got)) {
 				__builtin_memcpy(got, e.private_data.data(), sizeof(got));
-				__atomic_fetch_add(&replies, 1, __ATOMIC_RELEASE);
+				replies.fetch_add(1, Order::Release);
 			}
 			if (e.type == EventType::Established)
-				__atomic_fetch_add(&up, 1, __ATOMIC_RELEASE);
+				up.fetch_add(1, Order::Release);
 			return 0;
 		}
 	} h;
 	set_handler(*x.active, h, nullptr);
 	WEFT_ASSERT_OK(t, connect(*x.active, x.param()));
-	for (int i = 0; i < 30000 && !__atomic_load_n(&h.up, __ATOMIC_ACQUIRE); i++)
+	for (int i = 0; i < 30000 && !h.up.load(Order::Acquire); i++)
 		weft_msleep(1);
-	WEFT_EXPECT_EQ(t, __atomic_load_n(&h.replies, __ATOMIC_ACQUIRE), 1);
+	WEFT_EXPECT_EQ(t, h.replies.load(Order::Acquire), 1);
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(h.got, rep, sizeof(rep)), 0);
 	destroy(x.active); /* before @h goes */
 	x.active = nullptr;

@@ -9,6 +9,7 @@
 #ifndef WEFT_CM_TESTS_FIXTURE_H
 #define WEFT_CM_TESTS_FIXTURE_H
 
+#include <weft/atomic.h>
 #include <weft/cm/cm.h>
 #include <weft/test.h>
 #include <weft/verbs/test_pair.h>
@@ -25,7 +26,7 @@ inline constexpr uint64_t service = 0x1000000000000abcull;
 struct Recorder final : Handler {
 	enum class OnRequest : uint8_t { Accept, Reject, Mra, Hold, Refuse };
 
-	int counts[16] = {};
+	Atomic<int> counts[16];
 	uint16_t reason = 0;
 	uint8_t pdata[iba::cm::pdata::rtu] = {};
 	size_t pdata_len = 0, ari_len = 0;
@@ -67,7 +68,7 @@ struct Recorder final : Handler {
 		return 0;
 	}
 
-	int seen(EventType t) const { return __atomic_load_n(&counts[int(t)], __ATOMIC_ACQUIRE); }
+	int seen(EventType t) const { return counts[int(t)].load(Order::Acquire); }
 	/*
 	 * Handlers run from work items: wait up to @ms for @want events of @t.
 	 * The bound only ends a failing test; it is generous because a loaded
@@ -85,7 +86,7 @@ private:
 	{
 		pdata_len = e.private_data.size();
 		__builtin_memcpy(pdata, e.private_data.data(), pdata_len);
-		__atomic_fetch_add(&counts[int(e.type)], 1, __ATOMIC_RELEASE);
+		counts[int(e.type)].fetch_add(1, Order::Release);
 	}
 
 	int on_req(const Event &e)
