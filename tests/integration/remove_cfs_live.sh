@@ -60,8 +60,7 @@ weft_insmod weft_selftest_cm_server dev=weft1 || { bad "CM server did not load";
 weft_insmod weft_selftest_cm_client dev=weft2 dest=weft1 hold=8 || { bad "CM client hold=8 did not load"; exit 1; }
 [ "$(cat $srv/active)" = 8 ] || bad "CM server has $(cat $srv/active) connections, not 8"
 
-weft_on h1 iperf3 -s -D -p 5201 >/dev/null 2>&1
-sleep 0.5
+weft_iperf_server h1 5201 || bad "no iperf3 server in h1"
 weft_on h2 iperf3 -c 10.82.0.2 -p 5201 -t 600 --forceflush >/tmp/remove_cfs.iperf 2>&1 &
 iperf_pid=$!
 pids+=($!)
@@ -72,7 +71,7 @@ pids+=($!)
 pids+=($!)
 poll_pid=$!
 sleep 3
-grep -q 'Connecting to host' /tmp/remove_cfs.iperf || bad "iperf3 did not start: $(head -3 /tmp/remove_cfs.iperf)"
+weft_wait_line /tmp/remove_cfs.iperf ' sec ' || bad "iperf3 did not start: $(head -3 /tmp/remove_cfs.iperf)"
 n=$(cat $ulp/messages)
 weft_ulp_wait $((n + 20)) || bad "the verbs client's traffic stalled"
 # The bystanders' pings run through the removal.
