@@ -131,10 +131,15 @@ weft_insmod weft_selftest_cm_client dev=weft2 dest=weft1 cycles=10 ||
 rmmod weft_selftest_cm_client || bad "the fresh CM client did not unload"
 rmmod weft_selftest_cm_server || bad "the CM server did not unload"
 rmmod weft_selftest_ulp || bad "rmmod weft_selftest_ulp"
-weft_wait_for $cm_ids 0 90 || bad "weft_cm holds $(cat $cm_ids) ids after its ULPs went"
+# IPoIB's connected-mode connections hold CM Ids too: it goes last.
+echo "remove_cfs_live: $(date +%T) teardown: OpenSM, namespaces, weft_ipoib"
 weft_sm_stop
 for i in 0 1 2; do ip netns del h$i; done
+timeout 120 rmmod weft_ipoib || bad "weft_ipoib did not unload"
+weft_wait_for $cm_ids 0 90 || bad "weft_cm holds $(cat $cm_ids) ids after its ULPs went"
+echo "remove_cfs_live: $(date +%T) teardown: the fabric"
 weft_fabric_clear
+echo "remove_cfs_live: $(date +%T) teardown: the modules"
 weft_unload || fail=1
 weft_check_taint || fail=1
 exit $fail
