@@ -3,6 +3,7 @@
 #include <weft/log.h>
 
 #include "crc.h"
+#include "hca_module.h"
 #include "sma.h"
 #include "switch.h"
 
@@ -35,6 +36,7 @@ Switch::Switch(uint8_t ports, Array<Atomic<uint8_t>> lft, Array<Atomic<uint64_t>
 	  trap_work_(trap_tick, WEFT_LOCK_CLASS("weft_hca_switch_trap"))
 {
 	name_fmt_ = "weftsw%d";
+	sysfs_visible_ = __atomic_load_n(&weft_hca_switch_sysfs, __ATOMIC_RELAXED);
 }
 
 Switch::~Switch()

@@ -47,7 +47,8 @@ cable() {
 DOWN="1: DOWN" INIT="2: INIT" ACTIVE="4: ACTIVE" POLLING="2: Polling" LINKUP="5: LinkUp"
 
 weft_kmemleak_clear
-weft_load weft_hca:hcas=0 || exit 1
+# Switches shown in the sysfs class too (they are not by default).
+weft_load "weft_hca:hcas=0 switch_sysfs=1" || exit 1
 for d in hcas switches cables; do
 	[ -d $cfs/$d ] || bad "$cfs/$d missing"
 done
