@@ -73,8 +73,15 @@ Result<Switch *> Switch::create(uint8_t ports)
 	(void)sw->set_node_desc(desc, sizeof(desc) - 1);
 	for (uint8_t i = 0; i <= ports; i++)
 		mem[i].guid = sw->node_guid; /* IBA 14.2.5.6: switch ports share the GUID */
-	/* IBA 18.2.1: management port 0 is always up. */
-	mem[0].state.store(verbs::PortState::Init, Order::Relaxed);
+	/*
+	 * IBA 18.2.1: management port 0 is internal and always up.  A base
+	 * port 0 (SwitchInfo.EnhancedPort0 clear) has no link and no port
+	 * state machine: it reads LinkUp/Active from the start and a Set's
+	 * state fields leave it so (sma_port.cpp).  OpenSM never drives it
+	 * ("for switch port 0, the state bits are ignored"); ibsim models
+	 * the same.
+	 */
+	mem[0].state.store(verbs::PortState::Active, Order::Relaxed);
 	mem[0].phys.store(verbs::PhysState::LinkUp, Order::Relaxed);
 	mem[0].mgmt.caps = sma::default_switch_caps();
 	return sw;
