@@ -32,7 +32,7 @@ run() {
 }
 
 weft_load weft_hca:autoconf=0 || exit 1
-echo "readdir order: $(ls -f $sys | tr '\n' ' ')"
+echo "readdir order: $(ls -f $sys | grep -v "^\.\.\?$" | tr "\n" " ")"
 [ "$(ibstat -l | tr '\n' ' ')" = "weft0 weft1 " ] || bad "ibstat -l: $(ibstat -l | tr '\n' ' ')"
 [ ! -e $sys/weftsw0 ] || bad "the switch is in $sys by default"
 
