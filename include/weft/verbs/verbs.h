@@ -611,6 +611,12 @@ protected:
 
 	/* Name format for registration, e.g. "weft%d" or "weftsw%d". */
 	const char *name_fmt_ = "weft%d";
+	/*
+	 * Shown in /sys/class/infiniband (set before registration).  A device
+	 * there must be usable the way libibumad assumes: it takes a switch
+	 * to mean its port 0 has a umad device (Documentation/umad.md).
+	 */
+	bool sysfs_visible_ = true;
 
 private:
 	friend class Context;
