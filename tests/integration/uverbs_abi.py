@@ -78,7 +78,7 @@ fcntl.fcntl(async_fd, fcntl.F_SETFL, fl)
 os.write(fd, hdr(QUERY_DEVICE, 4, 44) + struct.pack("<Q", daddr))
 fw = struct.unpack_from("<Q", dresp.raw)[0]
 node_guid = struct.unpack_from(">Q", dresp.raw, 8)[0]  # __be64
-phys_port_cnt = dresp.raw[175]
+phys_port_cnt = dresp.raw[171]  # after max_pkeys (u16 @168) and local_ca_ack_delay
 print("uverbs_abi: QUERY_DEVICE fw %#x node_guid %016x ports %d" % (fw, node_guid, phys_port_cnt))
 if node_guid != guid or phys_port_cnt != nports:
     bad("QUERY_DEVICE: guid %016x ports %d, want %016x %d" % (node_guid, phys_port_cnt, guid, nports))

@@ -64,7 +64,9 @@ Result<void> fill_dev(weft_nl_req *r, UDevice &u)
 	/* For GET, PORT_INDEX is the last port (libibverbs: the port count). */
 	WEFT_TRY(put(weft_nl_put_u32(r, WEFT_NLDEV_ATTR_PORT_INDEX, end_port(d))));
 	WEFT_TRY(put(weft_nl_put_u64(r, WEFT_NLDEV_ATTR_CAP_FLAGS, device_cap_flags(d))));
-	WEFT_TRY(put(weft_nl_put_str(r, WEFT_NLDEV_ATTR_FW_VERSION, fw)));
+	/* In-tree: no FW_VERSION for a device without firmware (the soft switch). */
+	if (a.fw_ver)
+		WEFT_TRY(put(weft_nl_put_str(r, WEFT_NLDEV_ATTR_FW_VERSION, fw)));
 	/* GUIDs in host order here (the verbs ABI carries them big-endian). */
 	WEFT_TRY(put(weft_nl_put_u64(r, WEFT_NLDEV_ATTR_NODE_GUID, a.node_guid)));
 	WEFT_TRY(put(weft_nl_put_u64(r, WEFT_NLDEV_ATTR_SYS_IMAGE_GUID, a.sys_image_guid)));
