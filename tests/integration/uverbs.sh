@@ -85,6 +85,7 @@ rdma_check() { # NS
 	local out
 	out=$(weft_on "$1" rdma dev 2>&1) || bad "[$1] rdma dev failed: $out"
 	echo "[$1] rdma dev:"$'\n'"$out"
+	grep -q weftsw0 <<<"$out" && bad "[$1] rdma dev lists the switch (not in /sys/class/infiniband)"
 	for d in weft0 weft1; do
 		grep -qE "^[0-9]+: $d: node_type ca fw 1\.0\.0 node_guid $(cat $sys/$d/node_guid) sys_image_guid " <<<"$out" ||
 			bad "[$1] rdma dev: no $d line"

@@ -76,7 +76,7 @@ void UDevice::close_file(File &f)
 	f.close();
 }
 
-/* Every device gets a netlink index; CAs also uverbsN, N the lowest free number. */
+/* Every device in the sysfs class gets a netlink index; CAs also uverbsN, N the lowest free number. */
 class UverbsClient final : public verbs::Client {
 public:
 	explicit UverbsClient(Table &t) : verbs::Client("uverbs"), t_(t) {}
@@ -86,6 +86,13 @@ public:
 	{
 		uint32_t index;
 		int num = -1;
+		/*
+		 * A device outside the sysfs class (a soft switch by default) is a
+		 * box on the fabric, not this host's: netlink and libibverbs must
+		 * list what /sys/class/infiniband lists, no more.
+		 */
+		if (!dev.sysfs_visible())
+			return ok();
 		{
 			MutexGuard g(t_.lock_);
 			index = t_.next_index_++;

@@ -579,6 +579,8 @@ public:
 
 	const char *name() const { return name_; }
 	NodeType node_type() const { return node_type_; }
+	/* In /sys/class/infiniband: a device of this host, as its tools see it. */
+	bool sysfs_visible() const { return sysfs_visible_; }
 	uint8_t first_port() const { return node_type_ == NodeType::Switch ? 0 : 1; }
 	uint8_t num_ports() const { return num_ports_; }
 	const DeviceAttr &attr() const { return attr_; }
