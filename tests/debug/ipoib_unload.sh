@@ -51,8 +51,7 @@ weft_on h1 sh -c "echo connected >/sys/class/net/$B/mode" || bad "mode connected
 weft_reach h0 $ip4b || bad "no ping in connected mode"
 
 # Under traffic: iperf3 and a ping flood, then rmmod.
-weft_on h1 iperf3 -s -D -p 5203 >/dev/null 2>&1
-sleep 1
+weft_iperf_server h1 5203 || bad "no iperf3 server in h1"
 weft_on h0 timeout 90 iperf3 -c $ip4b -p 5203 -t 60 >/dev/null 2>&1 &
 load=$!
 weft_on h1 timeout 90 ping -f $ip4a >/dev/null 2>&1 &

@@ -145,6 +145,28 @@ weft_wait_for() {
 	done
 	return 1
 }
+# weft_wait_line FILE REGEX [SECONDS]: until FILE (a tool's output) has a
+# line matching REGEX; 60 s unless told, for the tools are slow to start
+# on a loaded host.
+weft_wait_line() {
+	local i
+	for i in $(seq 1 $((${3:-60} * 10))); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# weft_iperf_server NS PORT: an iperf3 server daemon in NS, listening on
+# PORT before this returns (iperf3 -D forks before it binds); 30 s.
+weft_iperf_server() {
+	local i
+	weft_on "$1" iperf3 -s -D -p "$2" >/dev/null 2>&1 || return 1
+	for i in $(seq 300); do
+		[ -n "$(weft_on "$1" ss -Hltn "sport = :$2")" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # weft_stopped PID SECONDS: the process ended within the bound; it is
 # killed with SIGKILL after it, and the call fails.
 weft_stopped() {

@@ -293,8 +293,7 @@ weft_pings h1 $ip6a -6 -w 30 || bad "ping -6 on the new subnet prefix"
 ip neigh show dev "$A" | grep -q "fe:80:00:00:00:00:00:77" || bad "the neighbour's address is not on the new prefix: $(ip neigh show dev "$A")"
 
 # 5. rmmod weft_ipoib under traffic.
-weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1
-sleep 0.5
+weft_iperf_server h1 5202 || bad "no iperf3 server in h1"
 timeout 60 iperf3 -c $ip4b -p 5202 -t 30 >/dev/null 2>&1 &
 load=$!
 ping -f -w 30 $ip4b >/dev/null 2>&1 &

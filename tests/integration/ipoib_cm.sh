@@ -230,8 +230,7 @@ weft_pings - $ip4b -s 3000 || bad "ping to h1 after the cable came back"
 
 # 6. rmmod weft_ipoib with connections up, under traffic.
 weft_pings h1 $ip4a || bad "ping from h1 before unload"
-weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1
-sleep 0.5
+weft_iperf_server h1 5202 || bad "no iperf3 server in h1"
 timeout 60 iperf3 -c $ip4b -p 5202 -t 30 >/dev/null 2>&1 &
 load=$!
 weft_on h1 ping -f -w 30 -s 30000 $ip4a >/dev/null 2>&1 &

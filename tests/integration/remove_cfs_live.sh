@@ -60,8 +60,7 @@ weft_insmod weft_selftest_cm_server dev=weft1 || { bad "CM server did not load";
 weft_insmod weft_selftest_cm_client dev=weft2 dest=weft1 hold=8 || { bad "CM client hold=8 did not load"; exit 1; }
 [ "$(cat $srv/active)" = 8 ] || bad "CM server has $(cat $srv/active) connections, not 8"
 
-weft_on h1 iperf3 -s -D -p 5201 >/dev/null 2>&1
-sleep 0.5
+weft_iperf_server h1 5201 || bad "no iperf3 server in h1"
 weft_on h2 iperf3 -c 10.82.0.2 -p 5201 -t 600 --forceflush >/tmp/remove_cfs.iperf 2>&1 &
 iperf_pid=$!
 pids+=($!)
@@ -72,7 +71,7 @@ pids+=($!)
 pids+=($!)
 poll_pid=$!
 sleep 3
-grep -q 'Connecting to host' /tmp/remove_cfs.iperf || bad "iperf3 did not start: $(head -3 /tmp/remove_cfs.iperf)"
+weft_wait_line /tmp/remove_cfs.iperf ' sec ' || bad "iperf3 did not start: $(head -3 /tmp/remove_cfs.iperf)"
 n=$(cat $ulp/messages)
 weft_ulp_wait $((n + 20)) || bad "the verbs client's traffic stalled"
 # The bystanders' pings run through the removal.
@@ -132,10 +131,15 @@ weft_insmod weft_selftest_cm_client dev=weft2 dest=weft1 cycles=10 ||
 rmmod weft_selftest_cm_client || bad "the fresh CM client did not unload"
 rmmod weft_selftest_cm_server || bad "the CM server did not unload"
 rmmod weft_selftest_ulp || bad "rmmod weft_selftest_ulp"
-weft_wait_for $cm_ids 0 90 || bad "weft_cm holds $(cat $cm_ids) ids after its ULPs went"
+# IPoIB's connected-mode connections hold CM Ids too: it goes last.
+echo "remove_cfs_live: $(date +%T) teardown: OpenSM, namespaces, weft_ipoib"
 weft_sm_stop
 for i in 0 1 2; do ip netns del h$i; done
+timeout 120 rmmod weft_ipoib || bad "weft_ipoib did not unload"
+weft_wait_for $cm_ids 0 90 || bad "weft_cm holds $(cat $cm_ids) ids after its ULPs went"
+echo "remove_cfs_live: $(date +%T) teardown: the fabric"
 weft_fabric_clear
+echo "remove_cfs_live: $(date +%T) teardown: the modules"
 weft_unload || fail=1
 weft_check_taint || fail=1
 exit $fail

@@ -67,8 +67,7 @@ weft_insmod weft_selftest_cm_client hold=8 || { bad "CM client hold=8 did not lo
 cm_disc=$(cat $srv/disconnected)
 
 # Everything at once.
-weft_on h1 iperf3 -s -D -p 5201 >/dev/null 2>&1
-sleep 0.5
+weft_iperf_server h1 5201 || bad "no iperf3 server in h1"
 weft_on h0 iperf3 -c 10.81.0.2 -p 5201 -t 600 --forceflush >/tmp/remove_live.iperf 2>&1 &
 pids+=($!)
 iperf_pid=$!
@@ -82,7 +81,7 @@ done) &
 pids+=($!)
 poll_pid=$!
 sleep 3
-grep -q 'Connecting to host' /tmp/remove_live.iperf || bad "iperf3 did not start: $(head -3 /tmp/remove_live.iperf)"
+weft_wait_line /tmp/remove_live.iperf ' sec ' || bad "iperf3 did not start: $(head -3 /tmp/remove_live.iperf)"
 n=$(param messages)
 weft_ulp_wait $((n + 20)) || bad "the verbs client's traffic stalled"
 
@@ -145,13 +144,12 @@ else
 fi
 weft_sm_stop
 timeout 60 rmmod weft_umad || bad "weft_umad did not unload after OpenSM stopped"
-weft_on h1 iperf3 -s -D -p 5202 >/dev/null 2>&1
-sleep 0.5
+weft_iperf_server h1 5202 || bad "no iperf3 server in h1"
 weft_on h0 iperf3 -c 10.81.0.2 -p 5202 -t 600 --forceflush >/tmp/remove_live.iperf2 2>&1 &
 iperf_pid=$!
 pids+=($!)
 sleep 3
-grep -q 'Connecting to host' /tmp/remove_live.iperf2 || bad "the second iperf3 did not start"
+weft_wait_line /tmp/remove_live.iperf2 ' sec ' || bad "the second iperf3 did not start"
 timeout 300 rmmod weft_ipoib || bad "rmmod weft_ipoib under iperf3 failed or hung"
 kill "$iperf_pid" 2>/dev/null
 weft_stopped "$iperf_pid" 30 || bad "iperf3 stuck after weft_ipoib went"

@@ -48,7 +48,7 @@ weft_insmod weft_selftest_cm_server || bad "CM server"
 # The traffic loops, each counting into its own file.
 iperf_loop() { # NAME CLIENT SERVER ADDR PORT
 	local ok=0 ko=0
-	weft_on "$3" iperf3 -s -D -p "$5" >/dev/null 2>&1
+	weft_iperf_server "$3" "$5"
 	while left; do
 		if weft_on "$2" timeout 90 iperf3 -c "$4" -p "$5" -t 20 >/dev/null 2>&1; then
 			ok=$((ok + 1))

@@ -8,9 +8,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 minutes=${MINUTES:-10}
 dk=$(tests/kernel/build-debug-kernel.sh) || exit 1
+mkdir -p build/logs
 make --no-print-directory KDIR="$dk/linux" modules >build/logs/make-soak.log 2>&1 ||
 	{ tail -30 build/logs/make-soak.log; exit 1; }
-mkdir -p build/logs
 log=build/logs/soak.log
 tests/harness/vm-run.sh --kernel debug --script tests/soak/in-guest.sh --log "$log" \
 	--timeout $((minutes * 60 + 1800)) --mem 3072 -- "$minutes"
