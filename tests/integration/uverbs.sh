@@ -38,7 +38,7 @@ for d in $cls/uverbs*; do
 	n=${d##*/}
 	ib=$(cat "$d/ibdev")
 	uverbs_of[$ib]=$n
-	weft_expect "$d/abi_version" $'1\n' || fail=1
+	weft_expect "$d/abi_version" $'2\n' || fail=1
 	node=/dev/infiniband/$n
 	[ -c "$node" ] || { bad "$node missing"; continue; }
 	[ "$(stat -c %a "$node")" = 666 ] || bad "$node mode $(stat -c %a "$node"), want 666"

@@ -33,10 +33,11 @@ WEFT_C_BEGIN
 #define WEFT_UVERBS_ABI_VERSION 6
 /*
  * The per-device ABI (uverbsN/abi_version, RDMA_NLDEV_ATTR_CHARDEV_ABI):
- * the stock rxe provider's (RXE_UVERBS_ABI_VERSION in rdma_user_rxe.h),
- * whose user-space driver (librxe) drives Weft devices.
+ * the stock rxe provider's, as in-tree rxe reports it (RXE_UVERBS_ABI_VERSION
+ * in drivers/infiniband/sw/rxe/rxe.h); librxe takes 1..2 on 64-bit hosts
+ * and only 2 on 32-bit ones.
  */
-#define WEFT_UVERBS_DEVICE_ABI 1
+#define WEFT_UVERBS_DEVICE_ABI 2
 /* uverbsN: N in 0..WEFT_UVERBS_MAX_DEVICES-1 (in-tree: 32 fixed minors). */
 #define WEFT_UVERBS_MAX_DEVICES 32
 
