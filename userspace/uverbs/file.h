@@ -44,8 +44,16 @@ public:
 	void handle(const verbs::Event &e) override;
 
 	/* For the handlers, under lock_ during a command. */
-	verbs::Device &device() { return *dev_; }
-	verbs::Context *context() { return ctx_; }
+	verbs::Device &device()
+	{
+		lock_.assert_held();
+		return *dev_;
+	}
+	verbs::Context *context()
+	{
+		lock_.assert_held();
+		return ctx_;
+	}
 	/* GET_CONTEXT: the file's context and its event queue, from now on. */
 	void set_context(verbs::Context *ctx, Ref<EventQueue> events);
 
@@ -58,7 +66,12 @@ private:
 	Mutex lock_;
 	verbs::Device *dev_;		  /* under lock_; nullptr once dead */
 	verbs::Context *ctx_ = nullptr;	  /* under lock_ */
-	Ref<EventQueue> events_;	  /* under lock_ */
+	/*
+	 * Written under lock_ (set_context(), release_context_locked()), and
+	 * only while the port-event handler is off; handle() reads it
+	 * unlocked, serialised with those by the device's handler list.
+	 */
+	Ref<EventQueue> events_;
 	bool handler_on_ = false;	  /* under lock_: registered for port events */
 };
 
