@@ -79,7 +79,8 @@ Result<void> register_device(Device &dev)
 {
 	auto r = reg().lock();
 	WEFT_TRY(Registry::name(*r, dev));
-	Registry::sysfs(dev) = WEFT_TRY(sysfs_add(dev));
+	if (dev.sysfs_visible_)
+		Registry::sysfs(dev) = WEFT_TRY(sysfs_add(dev));
 	dev.get(); /* the registry's reference */
 	r->devices.push_back(dev);
 	Registry::set_registered(dev, true);

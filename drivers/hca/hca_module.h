@@ -17,6 +17,8 @@ void weft_hca_capture_exit(void);
 /* Module parameters the PMA reads (pma_redirect.cpp): redirection on, and MADs served there. */
 extern bool weft_hca_pma_redirect;
 extern unsigned int weft_hca_pma_redirected_served;
+/* Switches created while it is set are shown in the infiniband sysfs class. */
+extern bool weft_hca_switch_sysfs;
 /*
  * Where every HCA's completion vector 0 is (an online CPU's index; the
  * "IRQ affinity" of the soft vectors), or -1: each HCA one CPU further on.

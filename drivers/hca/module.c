@@ -37,6 +37,17 @@ unsigned int weft_hca_pma_redirected_served;
 module_param_named(pma_redirected_served, weft_hca_pma_redirected_served, uint, 0444);
 MODULE_PARM_DESC(pma_redirected_served, "PerfMgt MADs the HCAs' PMAs answered on their redirect QP");
 
+/*
+ * Read at each switch's creation (switch.cpp).  Off: a soft switch is a box
+ * on the fabric, not a device of this host, as on a real host; libibumad
+ * would otherwise resolve it first (a switch means port 0 to it) and the
+ * diags would find no umad device there.
+ */
+bool weft_hca_switch_sysfs;
+module_param_named(switch_sysfs, weft_hca_switch_sysfs, bool, 0644);
+MODULE_PARM_DESC(switch_sysfs, "show switches created from now on in /sys/class/infiniband "
+		 "(diags then need -C/-P: a switch's port 0 has no umad device)");
+
 /* Read at each HCA's creation (hca.cpp). */
 int weft_hca_comp_vector_cpu = -1;
 module_param_named(comp_vector_cpu, weft_hca_comp_vector_cpu, int, 0444);

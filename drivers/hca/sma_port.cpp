@@ -91,10 +91,13 @@ bool valid_enable(uint8_t v, uint8_t every, uint8_t supported)
  * IBA 14.2.5.6 PortState as a Set may carry it, from @cur (IBA 7.2.3-7.2.5).
  * The current state itself is no change, as read-modify-write tools send it.
  */
-bool valid_state(uint8_t want, PortState cur)
+bool valid_state(uint8_t want, PortState cur, bool base_port0)
 {
 	if (want == static_cast<uint8_t>(cur))
 		return true;
+	/* A switch's base port 0 has no state machine: any value a Set may carry is no change. */
+	if (base_port0)
+		return want != static_cast<uint8_t>(PortState::Init) && want <= static_cast<uint8_t>(PortState::Active);
 	switch (want) {
 	case iba::port_state_nop:
 	case static_cast<uint8_t>(PortState::Down):
@@ -122,7 +125,8 @@ uint16_t validate(const Ctx &c, const Port &p, const PortInfo &pi)
 {
 	if (holds_subnet_fields(c, p) && pi.lid.get() >= multicast_lid_base)
 		return status::invalid_value;
-	if (!valid_state(PortInfo::PortState::get(pi.speed_state), p.state.load(Order::Relaxed)) ||
+	const bool base_port0 = c.node.is_switch() && p.num == 0;
+	if (!valid_state(PortInfo::PortState::get(pi.speed_state), p.state.load(Order::Relaxed), base_port0) ||
 	    !valid_phys(PortInfo::PhysState::get(pi.phys_down), p, c.node.is_switch()))
 		return status::invalid_value;
 	if (PortInfo::LinkDownDefault::get(pi.phys_down) > 2)
@@ -198,10 +202,13 @@ void set_state(Port &p, PhysState ph, PortState st)
 /*
  * IBA 7.2: Down takes the link down, and it trains up again at once (a
  * cable is still there), so both ends land in Init; Disabled keeps it
- * down until a Set of Polling.  The peer follows in finish().
+ * down until a Set of Polling.  The peer follows in finish().  A switch's
+ * base port 0 has no link: it stays LinkUp/Active (switch.cpp).
  */
 void apply_states(Ctx &c, Port &p, const PortInfo &pi)
 {
+	if (p.num == 0 && c.node.is_switch())
+		return;
 	uint8_t want = PortInfo::PortState::get(pi.speed_state);
 	uint8_t phys = PortInfo::PhysState::get(pi.phys_down);
 	if (want == static_cast<uint8_t>(p.state.load(Order::Relaxed)))
@@ -214,9 +221,7 @@ void apply_states(Ctx &c, Port &p, const PortInfo &pi)
 		c.link_reset = &p;
 		c.link_disabled = true;
 	} else if (phys == iba::phys_state_polling || want == static_cast<uint8_t>(PortState::Down)) {
-		if (p.num == 0 && c.node.is_switch()) {
-			set_state(p, PhysState::LinkUp, PortState::Init);
-		} else if (linked) {
+		if (linked) {
 			if (p.phys.load(Order::Relaxed) == PhysState::LinkUp)
 				PortCounters::bump(p.counters.link_downed);
 			set_state(p, PhysState::LinkUp, PortState::Init);

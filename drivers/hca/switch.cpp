@@ -3,6 +3,7 @@
 #include <weft/log.h>
 
 #include "crc.h"
+#include "hca_module.h"
 #include "sma.h"
 #include "switch.h"
 
@@ -35,6 +36,7 @@ Switch::Switch(uint8_t ports, Array<Atomic<uint8_t>> lft, Array<Atomic<uint64_t>
 	  trap_work_(trap_tick, WEFT_LOCK_CLASS("weft_hca_switch_trap"))
 {
 	name_fmt_ = "weftsw%d";
+	sysfs_visible_ = __atomic_load_n(&weft_hca_switch_sysfs, __ATOMIC_RELAXED);
 }
 
 Switch::~Switch()
@@ -71,8 +73,15 @@ Result<Switch *> Switch::create(uint8_t ports)
 	(void)sw->set_node_desc(desc, sizeof(desc) - 1);
 	for (uint8_t i = 0; i <= ports; i++)
 		mem[i].guid = sw->node_guid; /* IBA 14.2.5.6: switch ports share the GUID */
-	/* IBA 18.2.1: management port 0 is always up. */
-	mem[0].state.store(verbs::PortState::Init, Order::Relaxed);
+	/*
+	 * IBA 18.2.1: management port 0 is internal and always up.  A base
+	 * port 0 (SwitchInfo.EnhancedPort0 clear) has no link and no port
+	 * state machine: it reads LinkUp/Active from the start and a Set's
+	 * state fields leave it so (sma_port.cpp).  OpenSM never drives it
+	 * ("for switch port 0, the state bits are ignored"); ibsim models
+	 * the same.
+	 */
+	mem[0].state.store(verbs::PortState::Active, Order::Relaxed);
 	mem[0].phys.store(verbs::PhysState::LinkUp, Order::Relaxed);
 	mem[0].mgmt.caps = sma::default_switch_caps();
 	return sw;

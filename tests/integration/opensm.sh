@@ -25,8 +25,8 @@ start_sm() {
 }
 stop_sm() { weft_sm_stop; }
 
-# The diags ask through weft0's port 1: libibumad's default device is the
-# first in sysfs order, which may be the soft switch (its port 0 has no umad).
+# The diags ask through weft0's port 1 named explicitly (-C/-P as given);
+# diags.sh runs them with no device arguments.
 via="-C weft0 -P 1"
 
 weft_load weft_hca:autoconf=0 || exit 1

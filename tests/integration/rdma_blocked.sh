@@ -1,7 +1,8 @@
 #!/bin/bash
 # Integration: a test host keeps the in-tree RDMA stack out.  Debian would
-# otherwise auto-load ib_core (e.g. on libibverbs' netlink probe) and our
-# devices would vanish behind it.
+# otherwise auto-load ib_core (e.g. on libibverbs' netlink probe whenever
+# weft_uverbs, which answers NETLINK_RDMA itself, is not loaded) and it
+# would take the infiniband class and RDMA netlink from Weft.
 set -u
 fail=0
 for m in ib_core ib_uverbs ib_umad rdma_cm ib_ipoib rdma_rxe; do

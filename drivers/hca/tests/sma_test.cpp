@@ -265,6 +265,36 @@ void port_state_machine(Test &t)
 	PortInfo::PhysState::set(r.m.data<PortInfo>().phys_down, 3);
 	r.m.ask(*r.s, 1);
 	WEFT_EXPECT_EQ(t, r.m.status(), mad_status::invalid_value);
+	/*
+	 * A base port 0 (IBA 18.2.1) is LinkUp/Active from the start, and has
+	 * no state machine: Down, Armed or Active in a Set change nothing,
+	 * while the rest of the Set (the LID) takes effect.
+	 */
+	Port &p0 = *r.s->port(0);
+	WEFT_EXPECT_EQ(t, int(p0.state.load(Order::Relaxed)), int(PortState::Active));
+	WEFT_EXPECT_EQ(t, int(p0.phys.load(Order::Relaxed)), int(verbs::PhysState::LinkUp));
+	const uint8_t p0_states[] = {1, 3, 4, 0};
+	for (uint8_t st : p0_states) {
+		r.m.get(*r.s, 1, smp_attr::port_info, 0);
+		r.m.to_set();
+		PortInfo::PortState::set(r.m.data<PortInfo>().speed_state, st);
+		r.m.data<PortInfo>().lid.set(static_cast<uint16_t>(0x40 + st));
+		r.m.ask(*r.s, 1);
+		WEFT_EXPECT_EQ(t, r.m.status(), uint16_t(0));
+		WEFT_EXPECT_EQ(t, PortInfo::PortState::get(r.m.got<PortInfo>().speed_state), uint8_t(PortState::Active));
+		WEFT_EXPECT_EQ(t, int(p0.state.load(Order::Relaxed)), int(PortState::Active));
+		WEFT_EXPECT_EQ(t, p0.lid.load(Order::Relaxed), uint16_t(0x40 + st));
+	}
+	/* Init is never set, on any port. */
+	r.m.get(*r.s, 1, smp_attr::port_info, 0);
+	r.m.to_set();
+	PortInfo::PortState::set(r.m.data<PortInfo>().speed_state, 2);
+	r.m.ask(*r.s, 1);
+	WEFT_EXPECT_EQ(t, r.m.status(), mad_status::invalid_value);
+	WEFT_EXPECT_EQ(t, int(p0.state.load(Order::Relaxed)), int(PortState::Active));
+	verbs::PortAttr pa;
+	WEFT_ASSERT_OK(t, r.s->query_port(0, pa));
+	WEFT_EXPECT_EQ(t, int(pa.state), int(PortState::Active));
 }
 
 void m_key_protection_and_lease(Test &t)

@@ -579,6 +579,8 @@ public:
 
 	const char *name() const { return name_; }
 	NodeType node_type() const { return node_type_; }
+	/* In /sys/class/infiniband: a device of this host, as its tools see it. */
+	bool sysfs_visible() const { return sysfs_visible_; }
 	uint8_t first_port() const { return node_type_ == NodeType::Switch ? 0 : 1; }
 	uint8_t num_ports() const { return num_ports_; }
 	const DeviceAttr &attr() const { return attr_; }
@@ -611,6 +613,12 @@ protected:
 
 	/* Name format for registration, e.g. "weft%d" or "weftsw%d". */
 	const char *name_fmt_ = "weft%d";
+	/*
+	 * Shown in /sys/class/infiniband (set before registration).  A device
+	 * there must be usable the way libibumad assumes: it takes a switch
+	 * to mean its port 0 has a umad device (Documentation/umad.md).
+	 */
+	bool sysfs_visible_ = true;
 
 private:
 	friend class Context;

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# The uverbs write() ABI of /dev/infiniband/uverbsN spoken directly (no
+# libibverbs), for tests/integration/uverbs.sh: the commands Weft answers
+# and the in-tree errnos for everything malformed.  Layouts are those of
+# <rdma/ib_user_verbs.h>.  Usage: uverbs_abi.py DEV LID NODE_GUID_HEX NPORTS
+import ctypes
+import errno
+import fcntl
+import os
+import struct
+import sys
+
+dev, lid, guid, nports = sys.argv[1], int(sys.argv[2]), int(sys.argv[3], 16), int(sys.argv[4])
+ok = True
+
+
+def bad(*a):
+    global ok
+    print("uverbs_abi:", *a)
+    ok = False
+
+
+def hdr(cmd, in_words, out_words):
+    return struct.pack("<IHH", cmd, in_words, out_words)
+
+
+def expect_err(what, want, fn, *a):
+    try:
+        fn(*a)
+        bad("%s succeeded, want %s" % (what, errno.errorcode[want]))
+    except OSError as e:
+        if e.errno != want:
+            bad("%s: %s, want %s" % (what, e, errno.errorcode[want]))
+
+
+def buf(n):
+    b = ctypes.create_string_buffer(n)
+    return b, ctypes.addressof(b)
+
+
+GET_CONTEXT, QUERY_DEVICE, QUERY_PORT = 0, 1, 2
+EXT = 0x80000000
+
+fd = os.open(dev, os.O_RDWR)
+dresp, daddr = buf(176)
+presp, paddr = buf(40)
+cresp, caddr = buf(8)
+
+
+def query_port(port, out_words=10):
+    return os.write(fd, hdr(QUERY_PORT, 6, out_words) + struct.pack("<QB7x", paddr, port))
+
+
+# Before GET_CONTEXT there is no context: EINVAL (in-tree ib_uverbs_get_ucontext()).
+expect_err("QUERY_DEVICE before GET_CONTEXT", errno.EINVAL, os.write, fd,
+           hdr(QUERY_DEVICE, 4, 44) + struct.pack("<Q", daddr))
+# The ioctl() ABI is absent, so libibverbs falls back to write().
+expect_err("RDMA_VERBS_IOCTL", errno.ENOTTY, fcntl.ioctl, fd, 0xc0181b01, bytes(24))
+
+# GET_CONTEXT: the async event fd and the completion vectors.
+if os.write(fd, hdr(GET_CONTEXT, 4, 2) + struct.pack("<Q", caddr)) != 16:
+    bad("GET_CONTEXT count")
+async_fd, nvec = struct.unpack("<II", cresp.raw)
+target = os.readlink("/proc/self/fd/%d" % async_fd)
+print("uverbs_abi: async fd %d -> %s, %d completion vectors" % (async_fd, target, nvec))
+if "infinibandevent" not in target or nvec < 1:
+    bad("GET_CONTEXT response", target, nvec)
+if not fcntl.fcntl(async_fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC:
+    bad("async fd without close-on-exec")
+expect_err("second GET_CONTEXT", errno.EINVAL, os.write, fd, hdr(GET_CONTEXT, 4, 2) + struct.pack("<Q", caddr))
+fl = fcntl.fcntl(async_fd, fcntl.F_GETFL)
+fcntl.fcntl(async_fd, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+expect_err("async read with no event", errno.EAGAIN, os.read, async_fd, 16)
+expect_err("async read into 8 bytes", errno.EAGAIN, os.read, async_fd, 8)
+fcntl.fcntl(async_fd, fcntl.F_SETFL, fl)
+
+# QUERY_DEVICE.
+os.write(fd, hdr(QUERY_DEVICE, 4, 44) + struct.pack("<Q", daddr))
+fw = struct.unpack_from("<Q", dresp.raw)[0]
+node_guid = struct.unpack_from(">Q", dresp.raw, 8)[0]  # __be64
+phys_port_cnt = dresp.raw[171]  # after max_pkeys (u16 @168) and local_ca_ack_delay
+print("uverbs_abi: QUERY_DEVICE fw %#x node_guid %016x ports %d" % (fw, node_guid, phys_port_cnt))
+if node_guid != guid or phys_port_cnt != nports:
+    bad("QUERY_DEVICE: guid %016x ports %d, want %016x %d" % (node_guid, phys_port_cnt, guid, nports))
+
+# QUERY_PORT: LID, state ACTIVE, link layer InfiniBand; bad ports EINVAL.
+query_port(1)
+plid, state, link_layer = struct.unpack_from("<H", presp.raw, 22)[0], presp.raw[26], presp.raw[37]
+print("uverbs_abi: QUERY_PORT 1: lid %d state %d link_layer %d" % (plid, state, link_layer))
+if (plid, state, link_layer) != (lid, 4, 1):
+    bad("QUERY_PORT 1: lid %d state %d link_layer %d, want %d 4 1" % (plid, state, link_layer, lid))
+expect_err("QUERY_PORT 0", errno.EINVAL, query_port, 0)
+expect_err("QUERY_PORT %d" % (nports + 2), errno.EINVAL, query_port, nports + 2)
+
+# The extended QUERY_DEVICE.
+xresp, xaddr = buf(304)
+
+
+def ex_query(comp_mask=0, out_words=38, reserved=0):
+    return os.write(fd, hdr(EXT | QUERY_DEVICE, 1, out_words) +
+                    struct.pack("<QHHI", xaddr, 0, 0, reserved) + struct.pack("<II", comp_mask, 0))
+
+
+ex_query()
+rlen = struct.unpack_from("<I", xresp.raw, 180)[0]
+if rlen != 304 or struct.unpack_from(">Q", xresp.raw, 8)[0] != guid:
+    bad("EX_QUERY_DEVICE: response_length %d" % rlen)
+expect_err("EX_QUERY_DEVICE comp_mask 1", errno.EINVAL, ex_query, 1)
+expect_err("EX_QUERY_DEVICE reserved header", errno.EINVAL, ex_query, 0, 38, 1)
+expect_err("EX_QUERY_DEVICE response too small", errno.ENOSPC, ex_query, 0, 1)
+
+# Malformed commands, with the in-tree errnos.
+expect_err("4-byte write", errno.EINVAL, os.write, fd, b"\0" * 4)
+expect_err("unknown command 99", errno.EOPNOTSUPP, os.write, fd, hdr(99, 2, 0))
+expect_err("ALLOC_PD (not yet)", errno.EOPNOTSUPP, os.write, fd, hdr(3, 4, 2) + struct.pack("<Q", caddr))
+expect_err("unknown flag bits", errno.EINVAL, os.write, fd, hdr(0x40000001, 4, 44) + struct.pack("<Q", daddr))
+expect_err("in_words not the write size", errno.EINVAL, os.write, fd, hdr(QUERY_DEVICE, 5, 44) + struct.pack("<Q", daddr))
+expect_err("QUERY_PORT request too short", errno.ENOSPC, os.write, fd, hdr(QUERY_PORT, 4, 10) + struct.pack("<Q", paddr))
+expect_err("QUERY_PORT response too short", errno.ENOSPC, query_port, 1, 9)
+expect_err("response at a bad address", errno.EFAULT, os.write, fd, hdr(QUERY_DEVICE, 4, 44) + struct.pack("<Q", 16))
+expect_err("non-zero bytes past the request", errno.EOPNOTSUPP, os.write, fd,
+           hdr(QUERY_DEVICE, 6, 44) + struct.pack("<QQ", daddr, 1))
+if os.write(fd, hdr(QUERY_DEVICE, 6, 44) + struct.pack("<QQ", daddr, 0)) != 24:
+    bad("zero bytes past the request refused")
+
+os.close(async_fd)
+os.close(fd)
+sys.exit(0 if ok else 1)

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The write() commands: one Method per command number, found by
+ * find_method(), and the Call a handler gets.  A command is one entry in
+ * the table of commands.cpp and one handler; the later verbs (PD, MR, CQ,
+ * QP, SRQ, AH...) slot in the same way.
+ *
+ * Sizes are those of the in-tree method declarations (uverbs_cmd.c,
+ * UAPI_DEF_WRITE_*): the core request and response structures, whether a
+ * response pointer leads the request, and whether driver data (udata)
+ * follows the core structures.
+ */
+#ifndef WEFT_UVERBS_COMMANDS_H
+#define WEFT_UVERBS_COMMANDS_H
+
+#include "file.h"
+
+namespace weft::uverbs {
+
+/* A range of user memory: address and length (0: none). */
+struct UserRange {
+	uint64_t addr = 0;
+	size_t len = 0;
+	void *ptr() const { return reinterpret_cast<void *>(static_cast<uintptr_t>(addr)); }
+};
+
+/* One command in progress: the file (its lock held), the core and driver ranges. */
+struct Call {
+	File &file;
+	UserRange in, out;	   /* the core request and response */
+	UserRange drv_in, drv_out; /* driver data (udata) after them */
+
+	/*
+	 * The request, as in-tree uverbs_request(): what the caller sent of
+	 * it, zero-filled beyond; EOPNOTSUPP if the caller sent more than
+	 * Weft knows and the excess is not zero.
+	 */
+	Result<void> request(void *req, size_t len) const;
+	/* The response, as uverbs_response(): what fits, the rest of the caller's buffer zeroed. */
+	Result<void> response(const void *resp, size_t len) const;
+	/* EINVAL before GET_CONTEXT (in-tree ib_uverbs_get_ucontext()). */
+	Result<void> need_context() const;
+};
+
+struct Method {
+	Result<void> (*handler)(Call &c);
+	uint16_t req_size;  /* bytes of the core request */
+	uint16_t resp_size; /* bytes of the core response (the minimum asked for) */
+	bool has_resp;	    /* the request starts with the response's address */
+	bool has_udata;	    /* driver data may follow request and response */
+	bool is_ex;	    /* an extended command (ib_uverbs_ex_cmd_hdr) */
+};
+
+/* The method of @command (flag and index), or nullptr: EOPNOTSUPP. */
+const Method *find_method(uint32_t command);
+
+/* IB_DEVICE_* capabilities of @dev (QUERY_DEVICE, netlink CAP_FLAGS). */
+uint64_t device_cap_flags(verbs::Device &dev);
+
+/* Handlers (cmd_device.cpp). */
+Result<void> cmd_get_context(Call &c);
+Result<void> cmd_query_device(Call &c);
+Result<void> cmd_query_port(Call &c);
+Result<void> cmd_ex_query_device(Call &c);
+
+} // namespace weft::uverbs
+
+#endif
