@@ -117,7 +117,7 @@ if [ "$debug_ok" = 1 ]; then
 	*) record FAIL kunit/suites-found "test modules missing: found '$suites'" ;;
 	esac
 	if tests/harness/vm-run.sh --kernel debug --script tests/kunit/run-in-guest.sh \
-		--log "$log" --timeout 1800 --mem 3072; then
+		--log "$log" --timeout 3600 --mem 3072; then
 		record PASS debug/kunit-host "modules loaded and unloaded, no splat, no leak"
 	else
 		grep -a 'kunit-job:' "$log" | head
@@ -133,7 +133,7 @@ if [ "$debug_ok" = 1 ]; then
 	log=build/logs/integration-debug.log
 	# shellcheck disable=SC2086 # test names are words
 	if tests/harness/vm-run.sh --kernel debug --script tests/integration/run-in-guest.sh \
-		--log "$log" --timeout 4500 --mem 3072 -- debug-integration $heavy; then
+		--log "$log" --timeout 5400 --mem 3072 -- debug-integration $heavy; then
 		record PASS debug/integration-host "no splat"
 	else
 		record FAIL debug/integration-host "see $log"
@@ -145,7 +145,7 @@ if [ "$stock_ok" = 1 ]; then
 	section "stock kernel test host: integration tests"
 	log=build/logs/integration-stock.log
 	if tests/harness/vm-run.sh --kernel stock --script tests/integration/run-in-guest.sh \
-		--log "$log" --timeout 1800; then
+		--log "$log" --timeout 3600; then
 		record PASS stock/integration-host "no splat"
 	else
 		record FAIL stock/integration-host "see $log"
