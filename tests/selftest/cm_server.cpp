@@ -169,13 +169,20 @@ private:
 			delete c;
 			return -1;
 		}
-		/* In RTR now, where receives may be posted (IBA 10.3.1); a SEND before them gets RNR. */
-		for (int i = 0; i < 2; i++)
-			(void)res_.recv(*c->qp, &c->rx[i], i);
+		/*
+		 * Listed before its receives are posted: the client's first SEND
+		 * may complete at once, and completed() must find its connection
+		 * (the soak lost an echo to that window).  No event of this Id
+		 * runs before this handler returns, and teardown() waits for it
+		 * in the listener's destroy(), so nothing frees it meanwhile.
+		 */
 		{
 			MutexGuard g(lock_);
 			conns_.push_back(*c);
 		}
+		/* In RTR now, where receives may be posted (IBA 10.3.1); a SEND before them gets RNR. */
+		for (int i = 0; i < 2; i++)
+			(void)res_.recv(*c->qp, &c->rx[i], i);
 		bump(weft_cm_server_accepted);
 		bump(weft_cm_server_active);
 		return 0;
