@@ -23,7 +23,7 @@ bad() { echo "soak: FAIL: $*"; fail=1; }
 declare -A n=([iperf_cm]=0 [iperf_cm_fail]=0 [iperf_dg]=0 [iperf_dg_fail]=0 [cm_rounds]=0
 	[cm_fail]=0 [flaps]=0 [sm_restarts]=0 [ulp_reloads]=0 [polls]=0 [ulp_messages]=0)
 pids=()
-end=$(( $(date +%s) + minutes * 60 ))
+end=0 # set when the traffic starts: N minutes of it, however long the setup took
 left() { [ "$(date +%s)" -lt "$end" ]; }
 
 weft_kmemleak_clear
@@ -88,6 +88,7 @@ poll_loop() {
 		sleep 1
 	done
 }
+end=$(( $(date +%s) + minutes * 60 ))
 iperf_loop ipcm h0 h1 10.83.0.2 5201 & pids+=($!)
 iperf_loop ipdg h2 h3 10.83.0.4 5202 & pids+=($!)
 cm_loop & pids+=($!)

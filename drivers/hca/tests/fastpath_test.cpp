@@ -7,6 +7,7 @@
  * there (the poster may hold its own locks); a QP whose CQ overruns goes
  * to Error with a QP fatal event.
  */
+#include <weft/log.h>
 #include <weft/test.h>
 #include <weft/verbs/test_pair.h>
 
@@ -49,7 +50,44 @@ void expect_ok(Test &t, Result<Wc> r)
 		WEFT_EXPECT_EQ(t, static_cast<int>(r.value().status), static_cast<int>(WcStatus::Success));
 }
 
-/* Multi-packet WRITE, READ and SEND with nobody watching: no packet gets its payload copied in. */
+/*
+ * One WRITE, READ and SEND of 65 packets each; the packets they cost in
+ * @xmit and @rcv, and the payloads materialized in @copies.  The data must
+ * arrive whole every time.
+ */
+void copy_round(Test &t, Pair &c, Mr *rmr, Buf &src, Buf &mid, Buf &back, uint32_t len,
+		uint64_t &xmit, uint64_t &rcv, uint64_t &copies)
+{
+	hca::PortCounters &pc = static_cast<hca::Hca &>(*c.a.dev).port(1)->counters;
+	__builtin_memset(mid.p, 0, len);
+	__builtin_memset(back.p, 0, len);
+	uint64_t xmit0 = pc.xmit_packets.load(Order::Relaxed), rcv0 = pc.rcv_packets.load(Order::Relaxed);
+	uint64_t before = materialized();
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaWrite, src.p, len, reinterpret_cast<uint64_t>(mid.p), rmr->rkey));
+	expect_ok(t, wait_wc(c.a.cq));
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaRead, back.p, len, reinterpret_cast<uint64_t>(mid.p), rmr->rkey));
+	expect_ok(t, wait_wc(c.a.cq));
+	Buf rcvbuf(len);
+	WEFT_ASSERT_OK(t, post_recv(c.b, rcvbuf.p, len));
+	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, src.p, len, 0, 0));
+	expect_ok(t, wait_wc(c.a.cq));
+	expect_ok(t, wait_wc(c.b.cq));
+	copies = materialized() - before;
+	xmit = pc.xmit_packets.load(Order::Relaxed) - xmit0;
+	rcv = pc.rcv_packets.load(Order::Relaxed) - rcv0;
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, mid.p, len), 0);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, back.p, len), 0);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, rcvbuf.p, len), 0);
+}
+
+/*
+ * Multi-packet WRITE, READ and SEND with nobody watching: no packet gets
+ * its payload copied in.  The fast path is a try (an engine busy on the
+ * other CPU, or a retransmission from the timer, takes the slow path, as
+ * it must), and a loaded CI host preempts the test anywhere: so up to 8
+ * rounds, of which one must go through with no copy at all, and that
+ * round costs exactly the packets IBA says.  Never a duration.
+ */
 void one_copy_in_host(Test &t)
 {
 	Pair c;
@@ -57,35 +95,27 @@ void one_copy_in_host(Test &t)
 	constexpr uint32_t len = 64 * 1024 + 5; /* 65 packets */
 	Buf src(len), mid(len), back(len);
 	src.pattern(9);
-	__builtin_memset(mid.p, 0, len);
-	__builtin_memset(back.p, 0, len);
 	auto reg = c.b.ctx->reg_kernel_mr(c.b.pd, mid.p, len,
 					  access::local_write | access::remote_write | access::remote_read);
 	WEFT_ASSERT_OK(t, reg);
-	Mr *rmr = reg.value();
-	hca::PortCounters &pc = static_cast<hca::Hca &>(*c.a.dev).port(1)->counters;
-	uint64_t xmit0 = pc.xmit_packets.load(Order::Relaxed), rcv0 = pc.rcv_packets.load(Order::Relaxed);
-	uint64_t before = materialized();
-	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaWrite, src.p, len, reinterpret_cast<uint64_t>(mid.p), rmr->rkey));
-	expect_ok(t, wait_wc(c.a.cq));
-	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::RdmaRead, back.p, len, reinterpret_cast<uint64_t>(mid.p), rmr->rkey));
-	expect_ok(t, wait_wc(c.a.cq));
-	Buf rcv(len);
-	WEFT_ASSERT_OK(t, post_recv(c.b, rcv.p, len));
-	WEFT_ASSERT_OK(t, post(c.a, WrOpcode::Send, src.p, len, 0, 0));
-	expect_ok(t, wait_wc(c.a.cq));
-	expect_ok(t, wait_wc(c.b.cq));
-	WEFT_EXPECT_EQ(t, materialized() - before, 0ull);
+	uint64_t xmit = 0, rcv = 0, copies = 1;
+	for (int round = 0; round < 8 && copies; round++) {
+		copy_round(t, c, reg.value(), src, mid, back, len, xmit, rcv, copies);
+		if (copies) {
+			char msg[80];
+			format(msg, sizeof(msg), "round %d: %llu payloads copied (slow path taken)", round,
+			       static_cast<unsigned long long>(copies));
+			t.note(msg);
+		}
+	}
+	WEFT_EXPECT_EQ(t, copies, 0ull);
 	/*
 	 * Bursts count as the packets they stand for: 65 for the WRITE, one
 	 * READ request, 65 for the SEND out; ACKs at PSN 63 and 64 of each
 	 * of the WRITE and SEND (IBA 9.7.2) and 65 read responses in.
 	 */
-	WEFT_EXPECT_EQ(t, pc.xmit_packets.load(Order::Relaxed) - xmit0, 131ull);
-	WEFT_EXPECT_EQ(t, pc.rcv_packets.load(Order::Relaxed) - rcv0, 69ull);
-	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, mid.p, len), 0);
-	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, back.p, len), 0);
-	WEFT_EXPECT_EQ(t, __builtin_memcmp(src.p, rcv.p, len), 0);
+	WEFT_EXPECT_EQ(t, xmit, 131ull);
+	WEFT_EXPECT_EQ(t, rcv, 69ull);
 }
 
 /* A fault on the wire needs the bytes: that packet is materialized, and the data still arrives whole. */
