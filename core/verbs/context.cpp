@@ -26,7 +26,7 @@ template <typename T> void drain(T *obj, Completion &drained)
 Qp::Qp(Device &d, Pd &p, const QpInitAttr &init, uint32_t num)
 	: dev(d), pd(p), type(init.type), qpn(num), send_cq(*init.send_cq), recv_cq(*init.recv_cq),
 	  srq(init.srq), cap(init.cap), sq_sig_all(init.sq_sig_all), events(init.events),
-	  port_(init.port), modify_lock_(WEFT_LOCK_CLASS("weft_verbs_qp_modify"))
+	  user(init.user), port_(init.port), modify_lock_(WEFT_LOCK_CLASS("weft_verbs_qp_modify"))
 {
 }
 
@@ -131,6 +131,16 @@ Result<Mr *> Context::get_dma_mr(Pd *pd, uint32_t access)
 	return reg_kernel_mr(pd, nullptr, 0, access);
 }
 
+/* IBA 10.6.3.2: known rights only; remote write or atomic access requires local write. */
+static Result<void> check_access(uint32_t access)
+{
+	if (access & ~access::all)
+		return Error(err::EINVAL);
+	if ((access & (access::remote_write | access::remote_atomic)) && !(access & access::local_write))
+		return Error(err::EINVAL);
+	return ok();
+}
+
 /*
  * IBA 11.2.8.1 Register Memory Region.  addr == nullptr with len 0 is the
  * DMA MR (all kernel memory).  IBA 10.6.3.2: remote write or atomic access
@@ -138,11 +148,7 @@ Result<Mr *> Context::get_dma_mr(Pd *pd, uint32_t access)
  */
 Result<Mr *> Context::reg_kernel_mr(Pd *pd, void *addr, uint64_t len, uint32_t access)
 {
-	if (access & ~access::all)
-		return Error(err::EINVAL);
-	if ((access & (access::remote_write | access::remote_atomic)) &&
-	    !(access & access::local_write))
-		return Error(err::EINVAL);
+	WEFT_TRY(check_access(access));
 	bool dma = addr == nullptr && len == 0;
 	if (!dma && (!addr || len == 0 || len > dev.attr().max_mr_size))
 		return Error(err::EINVAL);
@@ -153,17 +159,64 @@ Result<Mr *> Context::reg_kernel_mr(Pd *pd, void *addr, uint64_t len, uint32_t a
 	auto *mr = new (Gfp::Sleep) Mr(*pd, dma ? MrKind::Dma : MrKind::Kernel, kva, len, kva, access);
 	if (!mr)
 		return Error(err::ENOMEM);
-	auto key = dev.insert_mr(*mr);
-	if (!key) {
+	auto r = publish_mr_locked(*mr);
+	if (!r) {
 		delete mr;
-		return key.error();
+		return r.error();
 	}
-	mr->lkey = key.value();
-	mr->rkey = access & (access::remote_read | access::remote_write | access::remote_atomic)
-			   ? key.value()
-			   : 0;
-	pd->usecnt++;
-	mrs_.push_back(*mr);
+	return mr;
+}
+
+/* A new MR gets its keys (remote ones only with remote rights) and joins the context. */
+Result<void> Context::publish_mr_locked(Mr &mr)
+{
+	lock_.assert_held();
+	const uint32_t key = WEFT_TRY(dev.insert_mr(mr));
+	mr.lkey = key;
+	mr.rkey = mr.access & (access::remote_read | access::remote_write | access::remote_atomic) ? key : 0;
+	mr.pd.usecnt++;
+	mrs_.push_back(mr);
+	return ok();
+}
+
+
+/* A process's pages as uverbs pins them (x86-64 base pages). */
+static constexpr uint32_t page_shift = 12;
+static constexpr uint64_t page_size = 1ull << page_shift;
+
+/* IBA 11.2.8.1 Register Memory Region, for a process (uverbs pinned @pages). */
+Result<Mr *> Context::reg_user_mr(Pd *pd, uint64_t iova, uint64_t len, uint32_t access,
+				  Array<uint64_t> pages, uint32_t first_off, UserPages *owner)
+{
+	Mr *mr = nullptr;
+	auto r = [&]() -> Result<void> {
+		WEFT_TRY(check_access(access));
+		if (len == 0 || len > dev.attr().max_mr_size || iova + len < iova ||
+		    first_off >= page_size || (first_off + len + page_size - 1) / page_size > pages.size())
+			return Error(err::EINVAL);
+		MutexGuard g(lock_);
+		if (!owns(pd))
+			return Error(err::EINVAL);
+		if (mrs_.size() >= dev.attr().max_mr)
+			return Error(err::ENOMEM);
+		mr = new (Gfp::Sleep) Mr(*pd, MrKind::User, iova, len, 0, access);
+		if (!mr)
+			return Error(err::ENOMEM);
+		mr->pages_ = move(pages);
+		mr->page_shift_ = page_shift;
+		mr->first_off_ = first_off;
+		auto published = publish_mr_locked(*mr);
+		if (!published) {
+			delete exchange(mr, nullptr);
+			return published;
+		}
+		mr->user_pages_ = owner;
+		return ok();
+	}();
+	if (!r) {
+		owner->release();
+		return r.error();
+	}
 	return mr;
 }
 
@@ -198,6 +251,9 @@ void Context::dereg_mr_locked(Mr *mr)
 	dev.erase_mr(*mr);
 	drain(mr, mr->drained_);
 	mr->pd.usecnt--;
+	/* Nothing reads the pages now: they may go back to the process. */
+	if (UserPages *up = exchange(mr->user_pages_, nullptr))
+		up->release();
 	delete mr;
 }
 
@@ -211,7 +267,7 @@ Result<void> Context::dereg_mr(Mr *mr)
 }
 
 Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg, Cq::HandlerContext hc,
-				int comp_vector)
+				int comp_vector, CqSink *sink)
 {
 	const DeviceAttr &a = dev.attr();
 	if (cqe == 0 || cqe > a.max_cqe)
@@ -220,11 +276,12 @@ Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg
 		return Error(err::EINVAL);
 	const int cpu = comp_vector == Cq::no_vector ? Cq::no_vector
 						     : weft_vector_cpu(a.comp_vector_base + uint32_t(comp_vector));
-	auto ring = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, size_t(cqe) + 1));
+	/* A user CQ's entries go to its sink: its own ring stays unused. */
+	auto ring = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, sink ? 2 : size_t(cqe) + 1));
 	MutexGuard g(lock_);
 	if (cqs_.size() >= dev.attr().max_cq)
 		return Error(err::ENOMEM);
-	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg, hc, cpu);
+	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg, hc, cpu, sink);
 	if (!cq)
 		return Error(err::ENOMEM);
 	cqs_.push_back(*cq);
@@ -375,19 +432,20 @@ Result<void> Context::detach_mcast(Qp *qp, const Gid &mgid, uint16_t mlid)
 }
 
 /* IBA 11.2.3.3 Create SRQ. */
-Result<Srq *> Context::create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, EventHandler *events)
+Result<Srq *> Context::create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, EventHandler *events,
+				  SrqUserQueue *user)
 {
 	const DeviceAttr &a = dev.attr();
 	if (max_wr == 0 || max_wr > a.max_srq_wr || max_sge > a.max_srq_sge ||
 	    max_sge > RecvEntry::max_sge)
 		return Error(err::EINVAL);
-	auto ring = WEFT_TRY(Array<RecvEntry>::make(Gfp::Sleep, max_wr));
+	auto ring = WEFT_TRY(Array<RecvEntry>::make(Gfp::Sleep, user ? 1 : max_wr));
 	MutexGuard g(lock_);
 	if (!owns(pd))
 		return Error(err::EINVAL);
 	if (srqs_.size() >= a.max_srq)
 		return Error(err::ENOMEM);
-	auto *srq = new (Gfp::Sleep) Srq(*this, *pd, move(ring), max_sge, events);
+	auto *srq = new (Gfp::Sleep) Srq(*this, *pd, move(ring), max_sge, events, user);
 	if (!srq)
 		return Error(err::ENOMEM);
 	pd->usecnt++;

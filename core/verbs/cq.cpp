@@ -4,9 +4,10 @@
 
 namespace weft::verbs {
 
-Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc, int cpu)
+Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc, int cpu,
+       CqSink *sink)
 	: ctx(c), lock_(WEFT_LOCK_CLASS("weft_verbs_cq")), ring_(move(ring)),
-	  ring_size_(ring_.size()), handler_(h), arg_(arg), handler_ctx_(hc),
+	  ring_size_(ring_.size()), sink_(sink), handler_(h), arg_(arg), handler_ctx_(hc),
 	  cpu_(hc == HandlerContext::Atomic ? cpu : no_vector), irq_(vector_irq),
 	  notify_work_(notify_deferred, WEFT_LOCK_CLASS("weft_verbs_cq_notify")), mod_timer_(mod_expired)
 {
@@ -57,7 +58,8 @@ size_t Cq::poll(Span<Wc> out)
 {
 	SpinGuardIrq g(lock_);
 	size_t n = 0;
-	while (n < out.size() && head_ != tail_) {
+	/* A user CQ is polled in its ring, by the process. */
+	while (!sink_ && n < out.size() && head_ != tail_) {
 		out[n++] = ring_[head_];
 		head_ = (head_ + 1) % ring_size_;
 	}
@@ -73,7 +75,7 @@ bool Cq::req_notify(bool solicited_only)
 	/* IBA 11.4.2.2: a request for "next" is not weakened by a later "solicited". */
 	if (arm_ != Arm::Next)
 		arm_ = solicited_only ? Arm::Solicited : Arm::Next;
-	return head_ != tail_;
+	return sink_ ? !sink_->empty() : head_ != tail_;
 }
 
 bool Cq::push(const Wc &wc, bool solicited, bool call_handlers, CqEventBatch *batch)
@@ -82,13 +84,15 @@ bool Cq::push(const Wc &wc, bool solicited, bool call_handlers, CqEventBatch *ba
 	{
 		SpinGuardIrq g(lock_);
 		size_t next = (tail_ + 1) % ring_size_;
-		if (error_ || next == head_) {
+		if (error_ || (sink_ ? !sink_->put(wc) : next == head_)) {
 			/* IBA 11.6.3.1: CQ overrun is an affiliated asynchronous error. */
 			overflow = !error_;
 			error_ = true;
 		} else {
-			ring_[tail_] = wc;
-			tail_ = next;
+			if (!sink_) {
+				ring_[tail_] = wc;
+				tail_ = next;
+			}
 			/* IBA 11.4.2.2: unsuccessful completions also satisfy "solicited". */
 			bool sol = solicited || wc.status != WcStatus::Success;
 			if ((arm_ == Arm::Next || (arm_ == Arm::Solicited && sol)) && !hold_event_locked()) {
@@ -197,6 +201,8 @@ Result<void> Cq::resize(uint32_t cqe)
 	/* IBA 11.2.6.3: the new size is bounded as at creation (and comes from user space, soon). */
 	if (cqe == 0 || cqe > ctx.dev.attr().max_cqe)
 		return Error(err::EINVAL);
+	if (sink_)
+		return Error(err::EOPNOTSUPP); /* a user CQ's ring is the process's to replace */
 	auto fresh = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, size_t(cqe) + 1));
 	SpinGuardIrq g(lock_);
 	size_t used = (tail_ + ring_size_ - head_) % ring_size_;

@@ -131,12 +131,15 @@ void Device::dispatch_event(const Event &e)
 
 uint8_t *Mr::at(uint64_t va, uint64_t *run) const
 {
-	if (kind != MrKind::FastReg) {
+	if (kind == MrKind::Dma || kind == MrKind::Kernel) {
 		*run = kind == MrKind::Dma ? ~0ull - va : length - (va - iova);
 		return reinterpret_cast<uint8_t *>(kva + (va - iova));
 	}
-	/* iova need not be page aligned: the first page starts at iova's offset. */
-	uint64_t first = iova & ((1ull << page_shift_) - 1);
+	/*
+	 * iova need not be page aligned: the first page starts at iova's
+	 * offset (FastReg), or where the process's buffer starts (User).
+	 */
+	uint64_t first = kind == MrKind::User ? first_off_ : iova & ((1ull << page_shift_) - 1);
 	uint64_t off = va - iova + first;
 	uint64_t page = off >> page_shift_, in = off & ((1ull << page_shift_) - 1);
 	*run = (1ull << page_shift_) - in;

@@ -4,15 +4,17 @@
 
 namespace weft::verbs {
 
-Srq::Srq(Context &c, Pd &p, Array<RecvEntry> ring, uint32_t max_sge, EventHandler *ev)
+Srq::Srq(Context &c, Pd &p, Array<RecvEntry> ring, uint32_t max_sge, EventHandler *ev,
+	 SrqUserQueue *user)
 	: ctx(c), pd(p), events(ev), lock_(WEFT_LOCK_CLASS("weft_verbs_srq")), ring_(move(ring)),
-	  max_sge_(max_sge)
+	  user_(user), max_sge_(max_sge)
 {
 }
 
 Result<void> Srq::post_recv(const RecvWr &wr)
 {
-	if (wr.sg.size() > max_sge_ || wr.sg.size() > RecvEntry::max_sge)
+	/* A user SRQ is posted to in its ring, by the process. */
+	if (user_ || wr.sg.size() > max_sge_ || wr.sg.size() > RecvEntry::max_sge)
 		return Error(err::EINVAL);
 	SpinGuardIrq g(lock_);
 	if (tail_ - head_ >= ring_.size())
@@ -25,6 +27,8 @@ Result<void> Srq::post_recv(const RecvWr &wr)
 /* IBA 11.2.3.4: a limit beyond the queue's size is invalid. */
 Result<void> Srq::arm_limit(uint32_t limit)
 {
+	if (user_)
+		return user_->arm_limit(limit);
 	if (limit > ring_.size())
 		return Error(err::EINVAL);
 	SpinGuardIrq g(lock_);
@@ -34,12 +38,16 @@ Result<void> Srq::arm_limit(uint32_t limit)
 
 uint32_t Srq::count()
 {
+	if (user_)
+		return user_->count();
 	SpinGuardIrq g(lock_);
 	return tail_ - head_;
 }
 
 bool Srq::take(RecvEntry &out, bool &limit_reached)
 {
+	if (user_)
+		return user_->take(out, limit_reached);
 	SpinGuardIrq g(lock_);
 	if (head_ == tail_)
 		return false;

@@ -327,6 +327,8 @@ bool SoftQp::take_recv(RecvWqe &out)
 			raise_event(verbs::EventType::SrqLimitReached);
 		return got;
 	}
+	if (user)
+		return user->take_recv(out);
 	SpinGuardBh g(lock_);
 	if (rq_head_ == rq_tail_)
 		return false;
@@ -361,7 +363,7 @@ void SoftQp::flush()
 			if (sq_head_ == sq_tail_)
 				break;
 			w = sq_[sq_head_ % sq_.size()];
-			sq_head_++;
+			pop_sq_locked();
 		}
 		complete_send(w, w.status != WcStatus::Success ? w.status : WcStatus::WrFlushErr);
 	}

@@ -40,7 +40,8 @@ verbs::DeviceAttr hca_attr()
 	a.max_mr_size = 1ull << 32;
 	a.page_size_cap = 4096;
 	a.max_qp = hca_max_qp;
-	a.max_qp_wr = 4096;
+	/* 2^14 - 1: a user QP of any size allowed has a ring (2^k slots, one kept empty) that fits. */
+	a.max_qp_wr = 16383;
 	a.max_send_sge = a.max_recv_sge = max_sge;
 	a.max_cq = 1024;
 	a.max_cqe = 65535;

@@ -88,6 +88,12 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 		break;
 	case WrOpcode::LocalInv:
 		break;
+	case WrOpcode::Malformed: {
+		SendWqe w{};
+		w.wr = wr;
+		w.wr.sg = {};
+		return queue_send(w);
+	}
 	case WrOpcode::Lso:
 		if (type != QpType::Ud)
 			return Error(err::EINVAL);
@@ -119,6 +125,11 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 		    ((wr.csum_start | wr.csum_offset) & 1) || field + 2 > w.length)
 			return Error(err::EINVAL);
 	}
+	return queue_send(w);
+}
+
+Result<void> SoftQp::queue_send(const SendWqe &w)
+{
 	{
 		SpinGuardBh g(lock_);
 		if (state_ == QpState::Reset || state_ == QpState::Init || state_ == QpState::Rtr)
@@ -127,7 +138,7 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 			return Error(err::ENOMEM);
 		SendWqe &slot = sq_[sq_tail_ % sq_.size()];
 		slot = w;
-		slot.wr.sg = Span<const verbs::Sge>(slot.sge, wr.sg.size());
+		slot.wr.sg = Span<const verbs::Sge>(slot.sge, w.wr.sg.size());
 		sq_tail_++;
 	}
 	/* Run it here: no context switch between posting and the wire. */
@@ -137,8 +148,11 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 
 Result<void> SoftQp::post_recv(const verbs::RecvWr &wr)
 {
-	/* IBA 11.4.1.2: a QP on an SRQ has no receive queue of its own. */
-	if (srq || wr.sg.size() > cap.max_recv_sge || wr.sg.size() > max_sge)
+	/*
+	 * IBA 11.4.1.2: a QP on an SRQ has no receive queue of its own; a
+	 * user QP's is its ring, posted to by the process.
+	 */
+	if (srq || user || wr.sg.size() > cap.max_recv_sge || wr.sg.size() > max_sge)
 		return Error(err::EINVAL);
 	bool flush_now;
 	{
@@ -229,6 +243,8 @@ void SoftQp::apply_locked(const verbs::QpAttr &a, uint32_t mask, QpState next)
 		attr_.en_sqd_async_notify = a.en_sqd_async_notify;
 	if (next == QpState::Reset) {
 		/* The queues are wiped here (the engine is idle); its own state at its next sync. */
+		while (sq_head_ != sq_tail_)
+			pop_sq_locked(); /* a user QP's ring slots go back to the process */
 		sq_head_ = sq_tail_ = 0;
 		rq_head_ = rq_tail_ = 0;
 		flushed_ = false;

@@ -172,6 +172,8 @@ public:
 private:
 	static void run(Work &w);
 	static void timer_fired(DelayedWork &w);
+	/* Post Send's last step: onto the send queue (@w checked), and run. */
+	Result<void> queue_send(const SendWqe &w);
 	void kick();
 	void engine();
 	bool acquire();
@@ -254,6 +256,14 @@ private:
 	uint32_t sq_head_ = 0, sq_tail_ = 0; /* free-running; slot = index % size */
 	uint32_t rq_head_ = 0, rq_tail_ = 0;
 	Atomic<bool> dying_; /* set under rx_lock_ by shutdown(); read by runners without it */
+	/* The oldest send WQE is done with (a user QP's ring slot is freed with it). */
+	void pop_sq_locked()
+	{
+		lock_.assert_held();
+		sq_head_++;
+		if (user)
+			user->send_retired();
+	}
 	bool flushed_ = false;
 
 	/* Arriving packets. */

@@ -165,6 +165,14 @@ void SoftQp::requester()
 			sq_next_++;
 			continue;
 		}
+		if (w->wr.opcode == WrOpcode::Malformed) {
+			/* IBA 11.6.2: the WQE cannot be executed: Local QP Operation Error. */
+			w->status = WcStatus::LocQpOpErr;
+			w->done = true;
+			sq_next_++;
+			to_error();
+			return;
+		}
 		if (is_local(w->wr.opcode)) {
 			/* IBA 10.6.3.5-6: executed in order by the send queue, no packet. */
 			auto r = w->wr.opcode == WrOpcode::RegMr
@@ -180,7 +188,7 @@ void SoftQp::requester()
 			if (ud) {
 				complete_send(*w, WcStatus::Success);
 				SpinGuardBh g(lock_);
-				sq_head_++;
+				pop_sq_locked();
 			} else {
 				retire();
 			}
@@ -190,7 +198,7 @@ void SoftQp::requester()
 			WcStatus st = ud_send(*w);
 			complete_send(*w, st);
 			SpinGuardBh g(lock_);
-			sq_head_++;
+			pop_sq_locked();
 			sq_next_++;
 			if (st != WcStatus::Success)
 				break;
@@ -238,7 +246,7 @@ void SoftQp::retire()
 			break; /* the flush completes it with its error */
 		complete_send(*w, WcStatus::Success);
 		SpinGuardBh g(lock_);
-		sq_head_++;
+		pop_sq_locked();
 	}
 }
 

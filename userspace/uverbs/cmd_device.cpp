@@ -83,7 +83,7 @@ Result<void> cmd_get_context(Call &c)
 	/* The event file takes a reference of its own. */
 	int fd = -1, e = 0;
 	events->get();
-	weft_uverbs_evfd *efd = weft_uverbs_evfd_reserve(events.get(), &fd, &e);
+	weft_uverbs_evfd *efd = weft_uverbs_evfd_reserve(static_cast<EventSource *>(events.get()), &fd, &e);
 	if (!efd) {
 		events->put();
 		ctx->close(false);

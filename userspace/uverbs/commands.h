@@ -40,6 +40,10 @@ struct Call {
 	Result<void> response(const void *resp, size_t len) const;
 	/* EINVAL before GET_CONTEXT (in-tree ib_uverbs_get_ucontext()). */
 	Result<void> need_context() const;
+	/* The driver's response (udata out): EINVAL if the caller left no room for it, as rxe. */
+	Result<void> driver_response(const void *resp, size_t len) const;
+	/* As request(), for the driver's data after the core request. */
+	Result<void> driver_request(void *req, size_t len) const;
 };
 
 struct Method {
@@ -62,6 +66,35 @@ Result<void> cmd_get_context(Call &c);
 Result<void> cmd_query_device(Call &c);
 Result<void> cmd_query_port(Call &c);
 Result<void> cmd_ex_query_device(Call &c);
+
+/* cmd_pd_mr.cpp: protection domains, memory regions, address handles. */
+Result<void> cmd_alloc_pd(Call &c);
+Result<void> cmd_dealloc_pd(Call &c);
+Result<void> cmd_reg_mr(Call &c);
+Result<void> cmd_dereg_mr(Call &c);
+Result<void> cmd_create_ah(Call &c);
+Result<void> cmd_destroy_ah(Call &c);
+
+/* cmd_cq.cpp: completion channels and CQs. */
+Result<void> cmd_create_comp_channel(Call &c);
+Result<void> cmd_create_cq(Call &c);
+Result<void> cmd_destroy_cq(Call &c);
+Result<void> cmd_req_notify_cq(Call &c);
+
+/* cmd_qp.cpp: QPs, their doorbell and multicast. */
+Result<void> cmd_create_qp(Call &c);
+Result<void> cmd_query_qp(Call &c);
+Result<void> cmd_modify_qp(Call &c);
+Result<void> cmd_destroy_qp(Call &c);
+Result<void> cmd_post_send(Call &c);
+Result<void> cmd_attach_mcast(Call &c);
+Result<void> cmd_detach_mcast(Call &c);
+
+/* cmd_srq.cpp: shared receive queues. */
+Result<void> cmd_create_srq(Call &c);
+Result<void> cmd_modify_srq(Call &c);
+Result<void> cmd_query_srq(Call &c);
+Result<void> cmd_destroy_srq(Call &c);
 
 } // namespace weft::uverbs
 

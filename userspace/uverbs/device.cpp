@@ -238,3 +238,8 @@ long weft_uverbs_file_write(void *file, const void *buf, size_t len)
 	auto r = file_of(file).write(buf, len);
 	return r ? static_cast<long>(r.value()) : static_cast<long>(r.to_errno());
 }
+
+int weft_uverbs_file_mmap(void *file, uint64_t offset, size_t len, void *vma)
+{
+	return file_of(file).mmap(offset, len, vma).to_errno();
+}

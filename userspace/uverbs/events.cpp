@@ -1,10 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The async event queue of a user context (events.h). */
+/* Event sources and the async event queue of a user context (events.h). */
 #include "events.h"
 
 namespace weft::uverbs {
 
-EventQueue::EventQueue() : lock_(WEFT_LOCK_CLASS("weft_uverbs_events")) {}
+void EventSource::attach(weft_uverbs_evwaiter *w)
+{
+	SpinGuardIrq g(lock_);
+	waiter_ = w;
+}
+
+void EventSource::close()
+{
+	SpinGuardIrq g(lock_);
+	closed_ = true;
+	wake();
+}
+
+bool EventSource::readable()
+{
+	SpinGuardIrq g(lock_);
+	return closed_ || !empty_locked();
+}
+
+unsigned int EventSource::poll()
+{
+	SpinGuardIrq g(lock_);
+	const bool empty = empty_locked();
+	unsigned int st = empty ? 0 : WEFT_UVERBS_POLL_IN;
+	if (closed_ && empty)
+		st |= WEFT_UVERBS_POLL_ERR;
+	return st;
+}
+
+void EventSource::wake()
+{
+	lock_.assert_held();
+	if (waiter_)
+		weft_uverbs_event_wake(waiter_);
+}
 
 EventQueue::~EventQueue()
 {
@@ -12,14 +46,7 @@ EventQueue::~EventQueue()
 		delete e;
 }
 
-void EventQueue::wake_locked()
-{
-	lock_.assert_held();
-	if (waiter_)
-		weft_uverbs_event_wake(waiter_);
-}
-
-void EventQueue::push(uint32_t event_type, uint64_t element)
+void EventQueue::push(uint32_t event_type, uint64_t element, EventCount *count)
 {
 	auto *e = new (Gfp::Sleep) Entry;
 	if (!e) {
@@ -27,7 +54,8 @@ void EventQueue::push(uint32_t event_type, uint64_t element)
 		return;
 	}
 	e->desc = abi::AsyncEventDesc{element, event_type, 0};
-	SpinGuardBh g(lock_);
+	e->count = count;
+	SpinGuardIrq g(lock_);
 	if (closed_ || nqueued_ >= max_queued) {
 		dropped_.fetch_add(1, Order::Relaxed);
 		delete e;
@@ -35,41 +63,42 @@ void EventQueue::push(uint32_t event_type, uint64_t element)
 	}
 	queue_.push_back(*e);
 	nqueued_++;
-	wake_locked();
+	wake();
 }
 
-void EventQueue::close()
+void EventQueue::purge(EventCount *count)
 {
-	SpinGuardBh g(lock_);
-	closed_ = true;
-	wake_locked();
+	List<Entry, &Entry::node> gone;
+	{
+		SpinGuardIrq g(lock_);
+		for (Entry &e : queue_) {
+			if (e.count != count)
+				continue;
+			queue_.remove(e);
+			nqueued_--;
+			gone.push_back(e);
+		}
+	}
+	while (Entry *e = gone.pop_front())
+		delete e;
 }
 
-void EventQueue::attach(weft_uverbs_evwaiter *w)
-{
-	SpinGuardBh g(lock_);
-	waiter_ = w;
-}
-
-void EventQueue::detach()
-{
-	SpinGuardBh g(lock_);
-	waiter_ = nullptr;
-}
 
 Result<size_t> EventQueue::read(void *ubuf, size_t len)
 {
 	Entry *e;
 	{
-		SpinGuardBh g(lock_);
+		SpinGuardIrq g(lock_);
 		if (queue_.empty())
 			return Error(closed_ ? err::EIO : err::EAGAIN);
 		if (len < sizeof(abi::AsyncEventDesc))
 			return Error(err::EINVAL);
 		e = queue_.pop_front();
 		nqueued_--;
+		/* Counted as read before the copy, as in-tree (a faulting copy loses the event). */
+		if (e->count)
+			e->count->reported.fetch_add(1, Order::Relaxed);
 	}
-	/* In-tree: an event whose copy faults is lost. */
 	int r = weft_uverbs_copy_to_user(ubuf, &e->desc, sizeof(e->desc));
 	delete e;
 	if (r)
@@ -77,58 +106,50 @@ Result<size_t> EventQueue::read(void *ubuf, size_t len)
 	return sizeof(abi::AsyncEventDesc);
 }
 
-bool EventQueue::readable()
-{
-	SpinGuardBh g(lock_);
-	return closed_ || !queue_.empty();
-}
 
-unsigned int EventQueue::poll()
-{
-	SpinGuardBh g(lock_);
-	unsigned int st = queue_.empty() ? 0 : WEFT_UVERBS_POLL_IN;
-	if (closed_ && queue_.empty())
-		st |= WEFT_UVERBS_POLL_ERR;
-	return st;
-}
 
 } // namespace weft::uverbs
 
-using weft::uverbs::EventQueue;
+using weft::uverbs::EventSource;
 
 namespace {
 
-EventQueue &queue_of(void *ctx)
+EventSource &source_of(void *ctx)
 {
-	return *static_cast<EventQueue *>(ctx);
+	return *static_cast<EventSource *>(ctx);
 }
 
 } // namespace
 
 void weft_uverbs_event_attach(void *queue_ctx, struct weft_uverbs_evwaiter *w)
 {
-	queue_of(queue_ctx).attach(w);
+	source_of(queue_ctx).attach(w);
 }
 
 long weft_uverbs_event_read(void *queue_ctx, void *buf, size_t len)
 {
-	auto r = queue_of(queue_ctx).read(buf, len);
+	auto r = source_of(queue_ctx).read(buf, len);
 	return r ? static_cast<long>(r.value()) : static_cast<long>(r.to_errno());
 }
 
 bool weft_uverbs_event_readable(void *queue_ctx)
 {
-	return queue_of(queue_ctx).readable();
+	return source_of(queue_ctx).readable();
 }
 
 unsigned int weft_uverbs_event_poll(void *queue_ctx)
 {
-	return queue_of(queue_ctx).poll();
+	return source_of(queue_ctx).poll();
+}
+
+void weft_uverbs_event_get(void *queue_ctx)
+{
+	source_of(queue_ctx).get();
 }
 
 void weft_uverbs_event_release(void *queue_ctx)
 {
-	EventQueue &q = queue_of(queue_ctx);
-	q.detach();
+	EventSource &q = source_of(queue_ctx);
+	q.attach(nullptr);
 	q.put(); /* the event file's */
 }

@@ -83,8 +83,70 @@ Result<void> frame(const uint8_t *ubuf, size_t len, const abi::CmdHdr &hdr, cons
 } // namespace
 
 File::File(UDevice &u, verbs::Device &d)
-	: udev(Ref<UDevice>::share(&u)), lock_(WEFT_LOCK_CLASS("weft_uverbs_file")), dev_(&d)
+	: udev(Ref<UDevice>::share(&u)), lock_(WEFT_LOCK_CLASS("weft_uverbs_file")), dev_(&d),
+	  rings_lock_(WEFT_LOCK_CLASS("weft_uverbs_rings"))
 {
+}
+
+Result<void> File::add_object(UObject &o)
+{
+	lock_.assert_held();
+	WEFT_TRY(objs_.insert(o));
+	SpinGuard g(rings_lock_);
+	for (Ref<Ring> &r : o.rings) {
+		if (!r)
+			continue;
+		/* Offsets are never reused: a stale one maps nothing (EINVAL). */
+		r->offset = next_offset_;
+		next_offset_ += r->bytes;
+		r->get();
+		rings_.push_back(*r);
+	}
+	return ok();
+}
+
+void File::free_object(UObject &o)
+{
+	lock_.assert_held();
+	objs_.remove(o);
+	{
+		SpinGuard g(rings_lock_);
+		for (Ref<Ring> &r : o.rings) {
+			if (r && r->node.linked()) {
+				rings_.remove(*r);
+				r->put();
+			}
+		}
+	}
+	delete &o;
+}
+
+void File::add_channel(CompChannel &ch)
+{
+	lock_.assert_held();
+	ch.get();
+	channels_.push_back(ch);
+}
+
+Result<void> File::mmap(uint64_t offset, size_t len, void *vma)
+{
+	Ring *ring = nullptr;
+	{
+		SpinGuard g(rings_lock_);
+		for (Ring &r : rings_) {
+			if (r.offset == offset) {
+				ring = &r;
+				ring->get();
+				break;
+			}
+		}
+	}
+	if (!ring)
+		return Error(err::EINVAL);
+	Ref<Ring> hold = Ref<Ring>::adopt(ring);
+	if (len > ring->bytes)
+		return Error(err::EINVAL);
+	return from_errno(weft_uverbs_ring_map(vma, ring->kva()));
 }
 
 File::~File()
@@ -140,9 +202,16 @@ void File::release_context_locked(bool fatal)
 		dev_->remove_event_handler(*this);
 		handler_on_ = false;
 	}
-	/* Everything the process made through this file goes with its context. */
+	/* Everything the process made through this file goes with its context... */
 	if (verbs::Context *ctx = exchange(ctx_, nullptr))
 		ctx->close(false);
+	/* ...and then the wrappers, which the verbs objects used until they were destroyed. */
+	while (UObject *o = objs_.pop())
+		free_object(*o);
+	while (CompChannel *ch = channels_.pop_front()) {
+		ch->close();
+		ch->put();
+	}
 	if (events_) {
 		/* In-tree: IB_EVENT_DEVICE_FATAL, then the event file reads EIO. */
 		if (fatal)

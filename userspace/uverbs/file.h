@@ -20,7 +20,9 @@
 #include <weft/ref.h>
 #include <weft/verbs/verbs.h>
 
+#include "comp_channel.h"
 #include "events.h"
+#include "objects.h"
 
 namespace weft::uverbs {
 
@@ -56,6 +58,25 @@ public:
 	}
 	/* GET_CONTEXT: the file's context and its event queue, from now on. */
 	void set_context(verbs::Context *ctx, Ref<EventQueue> events);
+	Objects &objects()
+	{
+		lock_.assert_held();
+		return objs_;
+	}
+	Ref<EventQueue> events()
+	{
+		lock_.assert_held();
+		return events_;
+	}
+	/* A new object: its rings become mappable (ENOMEM: the table is full). */
+	Result<void> add_object(UObject &o);
+	/* An object whose verbs object is gone: off the table, its rings unlisted, freed. */
+	void free_object(UObject &o);
+	/* A completion channel made through this file (closed with its context). */
+	void add_channel(CompChannel &ch);
+
+	/* mmap(): map the ring listed at @offset (no lock a command holds). */
+	Result<void> mmap(uint64_t offset, size_t len, void *vma);
 
 	Ref<UDevice> const udev; /* keeps the UDevice (and its list) alive */
 	ListNode file_node;	 /* on the UDevice's file list */
@@ -73,6 +94,17 @@ private:
 	 */
 	Ref<EventQueue> events_;
 	bool handler_on_ = false;	  /* under lock_: registered for port events */
+	Objects objs_;			  /* under lock_ */
+	List<CompChannel, &CompChannel::file_node> channels_; /* under lock_, a reference each */
+
+	/*
+	 * The rings the process may map, by offset.  A spinlock of its own:
+	 * mmap() runs under the process's mmap lock, which a command may
+	 * take while holding lock_ (a copy from user memory that faults).
+	 */
+	SpinLock rings_lock_;
+	List<Ring, &Ring::node> rings_;	  /* under rings_lock_, a reference each */
+	uint64_t next_offset_ = 0;	  /* under rings_lock_ */
 };
 
 } // namespace weft::uverbs

@@ -25,8 +25,13 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <uapi/rdma/ib_user_verbs.h>
+#include <uapi/rdma/rdma_user_rxe.h>
 
 #include "uverbs_kapi.h"
 
@@ -44,6 +49,31 @@ static_assert(WEFT_UVERBS_SZ_EX_QUERY_DEVICE == sizeof(struct ib_uverbs_ex_query
 static_assert(WEFT_UVERBS_SZ_EX_QUERY_DEVICE_RESP ==
 	      sizeof(struct ib_uverbs_ex_query_device_resp));
 static_assert(WEFT_UVERBS_SZ_ASYNC_EVENT_DESC == sizeof(struct ib_uverbs_async_event_desc));
+static_assert(WEFT_UVERBS_SZ_ALLOC_PD == sizeof(struct ib_uverbs_alloc_pd));
+static_assert(WEFT_UVERBS_SZ_ALLOC_PD_RESP == sizeof(struct ib_uverbs_alloc_pd_resp));
+static_assert(WEFT_UVERBS_SZ_REG_MR == sizeof(struct ib_uverbs_reg_mr));
+static_assert(WEFT_UVERBS_SZ_REG_MR_RESP == sizeof(struct ib_uverbs_reg_mr_resp));
+static_assert(WEFT_UVERBS_SZ_CREATE_CQ == sizeof(struct ib_uverbs_create_cq));
+static_assert(WEFT_UVERBS_SZ_CREATE_CQ_RESP == sizeof(struct ib_uverbs_create_cq_resp));
+static_assert(WEFT_UVERBS_SZ_DESTROY_CQ == sizeof(struct ib_uverbs_destroy_cq));
+static_assert(WEFT_UVERBS_SZ_CREATE_QP == sizeof(struct ib_uverbs_create_qp));
+static_assert(WEFT_UVERBS_SZ_CREATE_QP_RESP == sizeof(struct ib_uverbs_create_qp_resp));
+static_assert(WEFT_UVERBS_SZ_QP_DEST == sizeof(struct ib_uverbs_qp_dest));
+static_assert(WEFT_UVERBS_SZ_QUERY_QP_RESP == sizeof(struct ib_uverbs_query_qp_resp));
+static_assert(WEFT_UVERBS_SZ_MODIFY_QP == sizeof(struct ib_uverbs_modify_qp));
+static_assert(WEFT_UVERBS_SZ_POST_SEND == sizeof(struct ib_uverbs_post_send));
+static_assert(WEFT_UVERBS_SZ_AH_ATTR == sizeof(struct ib_uverbs_ah_attr));
+static_assert(WEFT_UVERBS_SZ_CREATE_AH == sizeof(struct ib_uverbs_create_ah));
+static_assert(WEFT_UVERBS_SZ_MCAST == sizeof(struct ib_uverbs_attach_mcast));
+static_assert(WEFT_UVERBS_SZ_MCAST == sizeof(struct ib_uverbs_detach_mcast));
+static_assert(WEFT_UVERBS_SZ_CREATE_SRQ == sizeof(struct ib_uverbs_create_srq));
+static_assert(WEFT_UVERBS_SZ_CREATE_SRQ_RESP == sizeof(struct ib_uverbs_create_srq_resp));
+static_assert(WEFT_UVERBS_SZ_MODIFY_SRQ == sizeof(struct ib_uverbs_modify_srq));
+static_assert(WEFT_UVERBS_SZ_WC == sizeof(struct ib_uverbs_wc));
+static_assert(WEFT_UVERBS_SZ_RXE_SEND_WR == sizeof(struct rxe_send_wr));
+static_assert(WEFT_UVERBS_SZ_RXE_SEND_WQE == sizeof(struct rxe_send_wqe));
+static_assert(WEFT_UVERBS_SZ_RXE_RECV_WQE == sizeof(struct rxe_recv_wqe));
+static_assert(WEFT_UVERBS_SZ_RXE_QUEUE_HDR == sizeof(struct rxe_queue_buf));
 
 #define WEFT_UVERBS_IBDEV_MAX 64	/* IB_DEVICE_NAME_MAX */
 
@@ -179,11 +209,19 @@ static long weft_uverbs_ioctl(struct file *filp, unsigned int cmd, unsigned long
 	return -ENOTTY;
 }
 
+/* The rings of the rxe provider, at the offsets create responses named. */
+static int weft_uverbs_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	return weft_uverbs_file_mmap(filp->private_data, (u64)vma->vm_pgoff << PAGE_SHIFT,
+				     vma->vm_end - vma->vm_start, vma);
+}
+
 static const struct file_operations weft_uverbs_fops = {
 	.owner = THIS_MODULE,
 	.open = weft_uverbs_open,
 	.release = weft_uverbs_release,
 	.write = weft_uverbs_write,
+	.mmap = weft_uverbs_mmap,
 	.unlocked_ioctl = weft_uverbs_ioctl,
 	.compat_ioctl = weft_uverbs_ioctl,
 	.llseek = no_llseek,
@@ -343,6 +381,23 @@ void weft_uverbs_evfd_abort(struct weft_uverbs_evfd *e)
 	kfree(e);
 }
 
+void *weft_uverbs_evfd_lookup(int fd)
+{
+	struct file *f = fget(fd);
+	void *src = NULL;
+
+	if (!f)
+		return NULL;
+	if (f->f_op == &weft_uverbs_event_fops) {
+		struct weft_uverbs_evwaiter *w = f->private_data;
+
+		src = w->queue;
+		weft_uverbs_event_get(src);
+	}
+	fput(f);
+	return src;
+}
+
 void weft_uverbs_event_wake(struct weft_uverbs_evwaiter *w)
 {
 	wake_up_interruptible(&w->wait);
@@ -363,4 +418,93 @@ int weft_uverbs_copy_to_user(void __user *dst, const void *src, size_t len)
 int weft_uverbs_clear_user(void __user *dst, size_t len)
 {
 	return clear_user(dst, len) ? -EFAULT : 0;
+}
+
+/* --- rings ------------------------------------------------------------------------ */
+
+void *weft_uverbs_ring_alloc(size_t size)
+{
+	return vmalloc_user(size);
+}
+
+void weft_uverbs_ring_free(void *p)
+{
+	vfree(p);
+}
+
+int weft_uverbs_ring_map(void *vma, void *kva)
+{
+	return remap_vmalloc_range(vma, kva, 0);
+}
+
+/* --- pinned user memory (in-tree ib_umem_get/ib_umem_release) ---------------------- */
+
+struct weft_uverbs_umem {
+	struct mm_struct *mm;	/* grabbed: uncharged even after the process exits */
+	struct page **pages;
+	size_t npages;
+	bool writable;
+};
+
+static void weft_uverbs_umem_unpin(struct weft_uverbs_umem *u, size_t n)
+{
+	unpin_user_pages_dirty_lock(u->pages, n, u->writable);
+	atomic64_sub(u->npages, &u->mm->pinned_vm);
+	mmdrop(u->mm);
+	kvfree(u->pages);
+	kfree(u);
+}
+
+struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool writable,
+					      uint64_t *kvas, size_t npages, int *err)
+{
+	unsigned int gup = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct weft_uverbs_umem *u;
+	size_t done = 0, i;
+
+	if (!current->mm || !len || start + len < start ||
+	    npages != (PAGE_ALIGN(start + len) - (start & PAGE_MASK)) >> PAGE_SHIFT) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		goto nomem;
+	u->pages = kvmalloc_array(npages, sizeof(*u->pages), GFP_KERNEL);
+	if (!u->pages) {
+		kfree(u);
+		goto nomem;
+	}
+	u->npages = npages;
+	u->writable = writable;
+	u->mm = current->mm;
+	mmgrab(u->mm);
+	if (atomic64_add_return(npages, &u->mm->pinned_vm) > limit && !capable(CAP_IPC_LOCK)) {
+		weft_uverbs_umem_unpin(u, 0);
+		goto nomem;
+	}
+	while (done < npages) {
+		long got = pin_user_pages_fast((start & PAGE_MASK) + (done << PAGE_SHIFT),
+					       min_t(size_t, npages - done, 512), gup,
+					       u->pages + done);
+		if (got <= 0) {
+			weft_uverbs_umem_unpin(u, done);
+			*err = got ? (int)got : -EFAULT;
+			return NULL;
+		}
+		done += got;
+	}
+	for (i = 0; i < npages; i++)
+		kvas[i] = (uint64_t)(uintptr_t)page_address(u->pages[i]);
+	return u;
+
+nomem:
+	*err = -ENOMEM;
+	return NULL;
+}
+
+void weft_uverbs_umem_release(struct weft_uverbs_umem *u)
+{
+	weft_uverbs_umem_unpin(u, u->npages);
 }

@@ -57,6 +57,31 @@ WEFT_C_BEGIN
 #define WEFT_UVERBS_SZ_EX_QUERY_DEVICE 8
 #define WEFT_UVERBS_SZ_EX_QUERY_DEVICE_RESP 304
 #define WEFT_UVERBS_SZ_ASYNC_EVENT_DESC 16
+#define WEFT_UVERBS_SZ_ALLOC_PD 8
+#define WEFT_UVERBS_SZ_ALLOC_PD_RESP 4
+#define WEFT_UVERBS_SZ_REG_MR 40
+#define WEFT_UVERBS_SZ_REG_MR_RESP 12
+#define WEFT_UVERBS_SZ_CREATE_CQ 32
+#define WEFT_UVERBS_SZ_CREATE_CQ_RESP 8
+#define WEFT_UVERBS_SZ_DESTROY_CQ 16
+#define WEFT_UVERBS_SZ_CREATE_QP 56
+#define WEFT_UVERBS_SZ_CREATE_QP_RESP 32
+#define WEFT_UVERBS_SZ_QP_DEST 32
+#define WEFT_UVERBS_SZ_QUERY_QP_RESP 128
+#define WEFT_UVERBS_SZ_MODIFY_QP 112
+#define WEFT_UVERBS_SZ_POST_SEND 24
+#define WEFT_UVERBS_SZ_AH_ATTR 32
+#define WEFT_UVERBS_SZ_CREATE_AH 56
+#define WEFT_UVERBS_SZ_MCAST 24
+#define WEFT_UVERBS_SZ_CREATE_SRQ 32
+#define WEFT_UVERBS_SZ_CREATE_SRQ_RESP 16
+#define WEFT_UVERBS_SZ_MODIFY_SRQ 16
+#define WEFT_UVERBS_SZ_WC 48
+/* <rdma/rdma_user_rxe.h>: the stock rxe provider's ring elements. */
+#define WEFT_UVERBS_SZ_RXE_SEND_WR 144
+#define WEFT_UVERBS_SZ_RXE_SEND_WQE 208
+#define WEFT_UVERBS_SZ_RXE_RECV_WQE 40
+#define WEFT_UVERBS_SZ_RXE_QUEUE_HDR 384
 
 /* poll() result bits of weft_uverbs_event_poll(). */
 #define WEFT_UVERBS_POLL_IN 1u
@@ -109,6 +134,37 @@ int weft_uverbs_copy_from_user(void *dst, const void WEFT_UVERBS_USER *src, size
 int weft_uverbs_copy_to_user(void WEFT_UVERBS_USER *dst, const void *src, size_t len);
 int weft_uverbs_clear_user(void WEFT_UVERBS_USER *dst, size_t len);
 
+/*
+ * Ring memory shared with a process (vmalloc_user: zeroed, page-aligned,
+ * mappable).  Pages mapped into a process hold their own references, so
+ * freeing a ring that is still mapped is safe: the memory goes with the
+ * last mapping.
+ */
+void *weft_uverbs_ring_alloc(size_t size);
+void weft_uverbs_ring_free(void *p);
+/* Map the ring at @kva into the vma of an mmap() call (@vma as passed to the callback). */
+int weft_uverbs_ring_map(void *vma, void *kva);
+
+/*
+ * Pinned user memory for an MR (in-tree ib_umem_get()): the pages of
+ * [start, start + len) pinned long-term (FOLL_LONGTERM, FOLL_WRITE when
+ * @writable), charged to the process's pinned_vm against RLIMIT_MEMLOCK
+ * (ENOMEM beyond it, unless CAP_IPC_LOCK), their kernel addresses written
+ * to @kvas (@npages of them).  release() unpins (dirtying written pages)
+ * and uncharges, from any process context, also after the process is gone.
+ */
+struct weft_uverbs_umem;
+struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool writable,
+					      uint64_t *kvas, size_t npages, int *err);
+void weft_uverbs_umem_release(struct weft_uverbs_umem *u);
+
+/*
+ * The C++ event source behind an event-file descriptor of the calling
+ * process (a completion channel's, for CREATE_CQ), with a reference taken
+ * by weft_uverbs_event_get(); NULL if @fd is not a Weft event file.
+ */
+void *weft_uverbs_evfd_lookup(int fd);
+
 /* --- implemented in C++ ---------------------------------------------------- */
 
 /* Drop the char device's reference on the C++ device (from its release). */
@@ -121,6 +177,13 @@ void weft_uverbs_device_put(void *dev_ctx);
 int weft_uverbs_file_open(void *dev_ctx, void **file);
 void weft_uverbs_file_release(void *file);
 long weft_uverbs_file_write(void *file, const void WEFT_UVERBS_USER *buf, size_t len);
+/*
+ * mmap() of the ring at byte offset @offset, @len bytes: maps it through
+ * weft_uverbs_ring_map(@vma) or returns -EINVAL (no such ring, or longer
+ * than it).  Takes no lock that a command holds while it touches user
+ * memory (mmap runs under the process's mmap lock).
+ */
+int weft_uverbs_file_mmap(void *file, uint64_t offset, size_t len, void *vma);
 
 /*
  * The event file.  read: one event (bytes), -EAGAIN when none is queued
@@ -134,6 +197,8 @@ long weft_uverbs_event_read(void *queue_ctx, void WEFT_UVERBS_USER *buf, size_t 
 bool weft_uverbs_event_readable(void *queue_ctx);
 unsigned int weft_uverbs_event_poll(void *queue_ctx);
 void weft_uverbs_event_release(void *queue_ctx);
+/* A reference on the source, for weft_uverbs_evfd_lookup(). */
+void weft_uverbs_event_get(void *queue_ctx);
 
 WEFT_C_END
 

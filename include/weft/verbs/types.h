@@ -334,6 +334,12 @@ enum class WrOpcode : uint8_t {
 	 * is of its own length.  One completion for the whole WR.
 	 */
 	Lso = 12,
+	/*
+	 * A WQE a process wrote malformed into its ring (uverbs): kept in its
+	 * place so that order holds, it completes with LocQpOpErr and takes
+	 * the QP to Error (IBA 10.8.3.1, 11.6.2 Local QP Operation Error).
+	 */
+	Malformed = 13,
 };
 
 namespace send_flag {

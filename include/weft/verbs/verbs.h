@@ -42,6 +42,57 @@ class Pd;
 class Cq;
 class Qp;
 class Srq;
+struct RecvEntry;
+
+/*
+ * Memory and queues shared with a user process (weft_uverbs: pinned user
+ * pages, and rings in the layout of the stock rxe provider).  The core and
+ * the driver call these where they would use their own memory or queue.
+ * The uverbs object implementing one outlives the verbs object using it:
+ * it is freed only after destroy has drained every user.  What they read
+ * from a ring was written by the process; they validate it.
+ */
+class UserPages {
+public:
+	/* The MR is gone and drained: unpin and free (process context). */
+	virtual void release() = 0;
+
+protected:
+	~UserPages() = default;
+};
+
+class CqSink {
+public:
+	/* Store one completion; false when the ring is full.  Under the CQ's lock (irq off). */
+	virtual bool put(const Wc &wc) = 0;
+	/* The consumer has taken every stored completion. */
+	virtual bool empty() const = 0;
+
+protected:
+	~CqSink() = default;
+};
+
+class QpUserQueues {
+public:
+	/* The next receive WQE the process posted, checked (never sleeps). */
+	virtual bool take_recv(RecvEntry &out) = 0;
+	/* The oldest outstanding send WQE retired: its ring slot is the process's again. */
+	virtual void send_retired() = 0;
+
+protected:
+	~QpUserQueues() = default;
+};
+
+class SrqUserQueue {
+public:
+	/* As Srq::take() (never sleeps). */
+	virtual bool take(RecvEntry &out, bool &limit_reached) = 0;
+	virtual Result<void> arm_limit(uint32_t limit) = 0;
+	virtual uint32_t count() = 0;
+
+protected:
+	~SrqUserQueue() = default;
+};
 
 struct Event {
 	EventType type;
@@ -105,7 +156,8 @@ public:
 	Ah(Pd &p, const AhAttr &a) : pd(p), attr(a) {}
 };
 
-enum class MrKind : uint8_t { Dma, Kernel, FastReg };
+/* User: pinned pages of a process (UserPages), addressed by the process's iova. */
+enum class MrKind : uint8_t { Dma, Kernel, FastReg, User };
 
 /*
  * Memory region (IBA 10.6): a range of kernel virtual memory registered
@@ -181,8 +233,10 @@ private:
 	/* Where @va lies and how many bytes from it are contiguous (bounds checked). */
 	uint8_t *at(uint64_t va, uint64_t *run) const;
 	Completion drained_;
-	Array<uint64_t> pages_; /* FastReg: kernel addresses of the pages */
+	Array<uint64_t> pages_; /* FastReg, User: kernel addresses of the pages */
 	uint32_t page_shift_ = 0;
+	uint32_t first_off_ = 0; /* User: where iova lies in the first page */
+	UserPages *user_pages_ = nullptr; /* User: released after the MR drained */
 	/* Read by any data path; written under the device's keys lock. FastReg MRs start invalid. */
 	Atomic<bool> valid_{true};
 };
@@ -206,7 +260,8 @@ public:
 	enum class HandlerContext : uint8_t { Sleepable, Atomic };
 	static constexpr int no_vector = -1;
 
-	Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc, int cpu);
+	Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc, int cpu,
+	   CqSink *sink = nullptr);
 	WEFT_NOCOPY(Cq);
 
 	/* Up to out.size() completions, oldest first. */
@@ -254,6 +309,7 @@ private:
 	SpinLock lock_;
 	Array<Wc> ring_; /* one slot always empty */
 	size_t ring_size_;
+	CqSink *const sink_; /* a user CQ's ring, used instead of ring_ */
 	size_t head_ = 0, tail_ = 0; /* consume at head, produce at tail */
 	enum class Arm : uint8_t { None, Next, Solicited } arm_ = Arm::None;
 	bool error_ = false;
@@ -327,7 +383,8 @@ struct RecvEntry {
  */
 class Srq : public RefCounted<Srq> {
 public:
-	Srq(Context &c, Pd &p, Array<RecvEntry> ring, uint32_t max_sge, EventHandler *events);
+	Srq(Context &c, Pd &p, Array<RecvEntry> ring, uint32_t max_sge, EventHandler *events,
+	    SrqUserQueue *user = nullptr);
 	WEFT_NOCOPY(Srq);
 
 	Result<void> post_recv(const RecvWr &wr);
@@ -358,6 +415,7 @@ private:
 	Completion drained_;
 	SpinLock lock_;
 	Array<RecvEntry> ring_;
+	SrqUserQueue *const user_; /* a user SRQ's ring, used instead of ring_ */
 	uint32_t max_sge_;
 	uint32_t head_ = 0, tail_ = 0; /* free-running */
 	uint32_t limit_ = 0;
@@ -372,6 +430,8 @@ struct QpInitAttr {
 	bool sq_sig_all = false; /* IBA 11.2.4.1: every WR signalled */
 	uint8_t port = 0;	 /* for Smi/Gsi: which port's special QP */
 	EventHandler *events = nullptr;
+	/* A user QP: its work queues are the process's rings (its own RQ unused). */
+	QpUserQueues *user = nullptr;
 };
 
 /*
@@ -396,6 +456,7 @@ public:
 	const QpCap cap;
 	const bool sq_sig_all;
 	EventHandler *const events;
+	QpUserQueues *const user;
 	ListNode node;
 
 	virtual ~Qp() = default;
@@ -479,6 +540,13 @@ public:
 	Result<void> dealloc_pd(Pd *pd);
 	Result<Mr *> get_dma_mr(Pd *pd, uint32_t access);
 	Result<Mr *> reg_kernel_mr(Pd *pd, void *addr, uint64_t len, uint32_t access);
+	/*
+	 * A process's memory at @iova: @pages (kernel addresses of pinned
+	 * 4 KiB pages, the first holding iova at @first_off).  The MR takes
+	 * @pages; @owner is released when the MR is gone (also on failure).
+	 */
+	Result<Mr *> reg_user_mr(Pd *pd, uint64_t iova, uint64_t len, uint32_t access,
+				 Array<uint64_t> pages, uint32_t first_off, UserPages *owner);
 	/* IBA 10.6.3.5: an MR for fast registration, invalid until a REG_MR. */
 	Result<Mr *> alloc_fast_reg_mr(Pd *pd, uint32_t max_pages);
 	Result<void> dereg_mr(Mr *mr);
@@ -490,7 +558,7 @@ public:
 	 */
 	Result<Cq *> create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg,
 			       Cq::HandlerContext hc = Cq::HandlerContext::Sleepable,
-			       int comp_vector = Cq::no_vector);
+			       int comp_vector = Cq::no_vector, CqSink *sink = nullptr);
 	Result<void> destroy_cq(Cq *cq);
 	Result<Qp *> create_qp(Pd *pd, const QpInitAttr &init);
 	Result<void> modify_qp(Qp *qp, const QpAttr &attr, uint32_t mask);
@@ -499,7 +567,8 @@ public:
 	Result<void> destroy_ah(Ah *ah);
 	Result<void> attach_mcast(Qp *qp, const Gid &mgid, uint16_t mlid);
 	Result<void> detach_mcast(Qp *qp, const Gid &mgid, uint16_t mlid);
-	Result<Srq *> create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, EventHandler *events);
+	Result<Srq *> create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, EventHandler *events,
+				 SrqUserQueue *user = nullptr);
 	Result<void> destroy_srq(Srq *srq);
 
 	Device &dev;
@@ -510,6 +579,7 @@ private:
 	Context(Device &d, const char *o);
 	~Context() = default;
 	bool owns(Pd *pd);
+	Result<void> publish_mr_locked(Mr &mr);
 	void destroy_qp_locked(Qp *qp);
 	void destroy_cq_locked(Cq *cq);
 	void destroy_srq_locked(Srq *srq);

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The handle table and the wrappers' data-path sides (objects.h): the
+ * process's rings read and written as the stock rxe provider lays them
+ * out (in-tree 6.1 rxe_queue.h, rxe_cq.c, rxe_resp.c for facts).
+ */
+#include <weft/log.h>
+
+#include "objects.h"
+
+namespace weft::uverbs {
+
+/* --- MR ------------------------------------------------------------------------------ */
+
+UMr::~UMr()
+{
+	if (umem)
+		weft_warn(__FILE__, __LINE__, "uverbs MR freed with its pages pinned");
+}
+
+void UMr::release()
+{
+	if (weft_uverbs_umem *u = exchange(umem, nullptr))
+		weft_uverbs_umem_release(u);
+}
+
+/* --- receive rings --------------------------------------------------------------------- */
+
+bool take_recv_wqe(const Ring &ring, uint32_t &cons, uint32_t max_sge, verbs::RecvEntry &out)
+{
+	if (cons == ring.producer())
+		return false;
+	const uint8_t *slot = ring.slot(cons);
+	/* Read once: the process may rewrite the slot while we look. */
+	rxe::RecvWqe w;
+	__builtin_memcpy(&w, slot, sizeof(w));
+	out.wr_id = w.wr_id;
+	out.nsge = w.dma.num_sge;
+	if (out.nsge > max_sge || out.nsge > verbs::RecvEntry::max_sge) {
+		/* Malformed: no buffer at all, so any message is a length error (IBA 9.9.3.1). */
+		out.nsge = 0;
+	}
+	auto *sges = reinterpret_cast<const rxe::Sge *>(slot + sizeof(w));
+	for (uint32_t i = 0; i < out.nsge; i++) {
+		rxe::Sge s;
+		__builtin_memcpy(&s, &sges[i], sizeof(s));
+		out.sge[i] = verbs::Sge{s.addr, s.length, s.lkey};
+	}
+	cons = (cons + 1) & ring.mask;
+	ring.hdr().consumer_index.store(cons, Order::Release);
+	return true;
+}
+
+/* --- CQ --------------------------------------------------------------------------------- */
+
+UCq::UCq(Ref<Ring> ring, Ref<CompChannel> ch, Ref<EventQueue> ev, uint64_t uh)
+	: UObject(ObjType::Cq), channel(move(ch)), events(move(ev))
+{
+	rings[0] = move(ring);
+	user_handle = uh;
+	pending.cq_handle = uh;
+}
+
+UCq::~UCq()
+{
+	if (channel)
+		channel->purge(pending);
+	events->purge(&async_events);
+}
+
+namespace {
+
+uint32_t wc_opcode(verbs::WcOpcode op)
+{
+	switch (op) {
+	case verbs::WcOpcode::Send:
+	case verbs::WcOpcode::Lso:
+		return rxe::wc::send;
+	case verbs::WcOpcode::RdmaWrite:
+		return rxe::wc::rdma_write;
+	case verbs::WcOpcode::RdmaRead:
+		return rxe::wc::rdma_read;
+	case verbs::WcOpcode::CompSwap:
+		return rxe::wc::comp_swap;
+	case verbs::WcOpcode::FetchAdd:
+		return rxe::wc::fetch_add;
+	case verbs::WcOpcode::LocalInv:
+	case verbs::WcOpcode::RegMr:
+		return rxe::wc::local_inv;
+	case verbs::WcOpcode::Recv:
+		return rxe::wc::recv;
+	case verbs::WcOpcode::RecvRdmaWithImm:
+		return rxe::wc::recv_rdma_imm;
+	}
+	return rxe::wc::send;
+}
+
+/* struct ib_uverbs_wc from a verbs completion. */
+rxe::Wc to_user(const verbs::Wc &wc)
+{
+	rxe::Wc u{};
+	u.wr_id = wc.wr_id;
+	u.status = static_cast<uint32_t>(wc.status);
+	u.opcode = wc_opcode(wc.opcode);
+	u.vendor_err = wc.vendor_err;
+	u.byte_len = wc.byte_len;
+	if (wc.wc_flags & verbs::wc_flag::with_imm) {
+		u.ex = __builtin_bswap32(wc.imm_data); /* the ABI carries it big-endian */
+		u.wc_flags |= rxe::wc::flag_imm;
+	} else if (wc.wc_flags & verbs::wc_flag::with_inv) {
+		u.ex = wc.invalidate_rkey;
+		u.wc_flags |= rxe::wc::flag_inv;
+	}
+	if (wc.wc_flags & verbs::wc_flag::grh)
+		u.wc_flags |= rxe::wc::flag_grh;
+	u.qp_num = wc.qp_num;
+	u.src_qp = wc.src_qp;
+	u.pkey_index = wc.pkey_index;
+	u.slid = wc.slid;
+	u.sl = wc.sl;
+	u.dlid_path_bits = wc.dlid_path_bits;
+	u.port_num = wc.port_num;
+	return u;
+}
+
+} // namespace
+
+bool UCq::put(const verbs::Wc &wc)
+{
+	const Ring &r = *rings[0];
+	const uint32_t next = (prod_ + 1) & r.mask;
+	if (next == r.consumer())
+		return false;
+	const rxe::Wc u = to_user(wc);
+	__builtin_memcpy(r.slot(prod_), &u, sizeof(u));
+	prod_ = next;
+	r.hdr().producer_index.store(prod_, Order::Release);
+	return true;
+}
+
+bool UCq::empty() const
+{
+	return prod_ == rings[0]->consumer();
+}
+
+void UCq::comp_handler(verbs::Cq &, void *arg)
+{
+	auto *u = static_cast<UCq *>(arg);
+	if (u->channel)
+		u->channel->push(u->pending);
+}
+
+/* --- SRQ -------------------------------------------------------------------------------- */
+
+USrq::USrq(Ref<Ring> ring, uint32_t ms, Ref<EventQueue> ev, uint64_t uh)
+	: UObject(ObjType::Srq), max_sge(ms), events(move(ev)), lock_(WEFT_LOCK_CLASS("weft_uverbs_srq"))
+{
+	rings[0] = move(ring);
+	user_handle = uh;
+}
+
+USrq::~USrq()
+{
+	events->purge(&async_events);
+}
+
+bool USrq::take(verbs::RecvEntry &out, bool &limit_reached)
+{
+	SpinGuardIrq g(lock_);
+	const Ring &r = *rings[0];
+	if (!take_recv_wqe(r, cons_, max_sge, out))
+		return false;
+	/* IBA 10.2.9.2: once, when the count falls below the armed limit. */
+	if (limit_ && ((r.producer() - cons_) & r.mask) < limit_) {
+		limit_ = 0;
+		limit_reached = true;
+	}
+	return true;
+}
+
+Result<void> USrq::arm_limit(uint32_t limit)
+{
+	if (limit > rings[0]->capacity())
+		return Error(err::EINVAL);
+	SpinGuardIrq g(lock_);
+	limit_ = limit;
+	return ok();
+}
+
+uint32_t USrq::count()
+{
+	SpinGuardIrq g(lock_);
+	return (rings[0]->producer() - cons_) & rings[0]->mask;
+}
+
+void USrq::handle(const verbs::Event &e)
+{
+	events->push(static_cast<uint32_t>(e.type), user_handle, &async_events);
+}
+
+/* --- QP --------------------------------------------------------------------------------- */
+
+UQp::UQp(Ref<Ring> sq, Ref<Ring> rq, Array<verbs::Ah *> slot_ah, const Caps &c,
+	 Ref<EventQueue> ev, uint64_t uh)
+	: UObject(ObjType::Qp), caps(c), events(move(ev)),
+	  rq_lock_(WEFT_LOCK_CLASS("weft_uverbs_rq")), slot_ah_(move(slot_ah))
+{
+	rings[0] = move(sq);
+	rings[1] = move(rq);
+	user_handle = uh;
+}
+
+UQp::~UQp()
+{
+	/* WQEs the QP never retired (destroy completes nothing) still hold their AHs. */
+	for (size_t i = 0; i < slot_ah_.size(); i++)
+		if (verbs::Ah *ah = exchange(slot_ah_[i], nullptr))
+			ah->put();
+	events->purge(&async_events);
+}
+
+bool UQp::take_recv(verbs::RecvEntry &out)
+{
+	if (!rings[1])
+		return false;
+	SpinGuardIrq g(rq_lock_);
+	return take_recv_wqe(*rings[1], rq_cons_, caps.max_recv_sge, out);
+}
+
+void UQp::send_retired()
+{
+	const Ring &r = *rings[0];
+	if (verbs::Ah *ah = exchange(slot_ah_[sq_cons_ & r.mask], nullptr))
+		ah->put();
+	sq_cons_ = (sq_cons_ + 1) & r.mask;
+	r.hdr().consumer_index.store(sq_cons_, Order::Release);
+}
+
+void UQp::handle(const verbs::Event &e)
+{
+	events->push(static_cast<uint32_t>(e.type), user_handle, &async_events);
+}
+
+/* --- handles ------------------------------------------------------------------------------ */
+
+Objects::~Objects()
+{
+	for (size_t i = 0; i < slots_.size(); i++)
+		if (slots_[i])
+			weft_warn(__FILE__, __LINE__, "uverbs object table freed with objects in it");
+}
+
+Result<void> Objects::insert(UObject &o)
+{
+	const size_t n = slots_.size();
+	for (size_t k = 0; k < n; k++) {
+		const uint32_t i = uint32_t((next_ + k) % n);
+		if (!slots_[i]) {
+			slots_[i] = &o;
+			o.id = i;
+			next_ = i + 1;
+			return ok();
+		}
+	}
+	/* Full: twice the size, up to the bound. */
+	const size_t grown = n ? n * 2 : 64;
+	if (grown > max_objects)
+		return Error(err::ENOMEM);
+	auto bigger = WEFT_TRY(Array<UObject *>::make(Gfp::Sleep, grown));
+	for (size_t i = 0; i < n; i++)
+		bigger[i] = slots_[i];
+	slots_ = move(bigger);
+	slots_[n] = &o;
+	o.id = uint32_t(n);
+	next_ = uint32_t(n + 1);
+	return ok();
+}
+
+UObject *Objects::find(uint32_t handle, ObjType t) const
+{
+	if (handle >= slots_.size())
+		return nullptr;
+	UObject *o = slots_[handle];
+	return o && o->type == t ? o : nullptr;
+}
+
+void Objects::remove(UObject &o)
+{
+	if (o.id < slots_.size() && slots_[o.id] == &o)
+		slots_[o.id] = nullptr;
+}
+
+UObject *Objects::pop()
+{
+	for (size_t i = 0; i < slots_.size(); i++)
+		if (UObject *o = exchange(slots_[i], nullptr))
+			return o;
+	return nullptr;
+}
+
+} // namespace weft::uverbs
