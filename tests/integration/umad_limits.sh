@@ -54,12 +54,18 @@ fcntl.ioctl(w, PKEY)
 sa = reg(w, 1, 0x03, 2, rmpp=1)
 vendor = reg(w, 1, 0x32, 1, rmpp=1, oui=b"\x00\x14\x05")
 get_table = 0x12
-# 3 GiB of which only the first page was ever touched: refused before it is read or allocated.
-m = mmap.mmap(-1, 3 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
-m[:64 + 24] = hdr(sa, lid0) + mad(0x03, 2, get_table, 1)
+# 3 GiB from a sparse file (read-only shared: no memory committed), only its
+# first bytes written: refused before it is read or allocated.
+sparse = "/tmp/umad_limits.sparse"
+with open(sparse, "wb") as f:
+    f.write(hdr(sa, lid0) + mad(0x03, 2, get_table, 1))
+    f.truncate(3 << 30)
+with open(sparse, "rb") as f:
+    m = mmap.mmap(f.fileno(), 3 << 30, prot=mmap.PROT_READ)
 expect_einval("3 GiB write", w, memoryview(m))
 expect_einval("SA message of 64 MiB + 1", w, memoryview(m)[:64 + SA_MAX + 1])
 m.close()
+os.unlink(sparse)
 big = bytearray(64 + VENDOR_MAX + 1)
 big[:64 + 24] = hdr(vendor, lid0) + mad(0x32, 1, 0x01, 2)
 expect_einval("vendor message of 1 MiB + 1", w, big)
