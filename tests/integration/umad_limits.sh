@@ -15,8 +15,10 @@ cls=/sys/class/infiniband_mad
 weft_load || exit 1
 lid0=$(( $(cat /sys/class/infiniband/weft0/ports/1/lid) ))
 [ "$lid0" -gt 0 ] || { bad "weft0 has no LID"; exit 1; }
-[ "$(cat $cls/umad0/ibdev)" = weft0 ] && [ "$(cat $cls/umad1/ibdev)" = weft1 ] ||
-	{ bad "umad0/umad1 are not weft0/weft1"; exit 1; }
+if [ "$(cat $cls/umad0/ibdev)" != weft0 ] || [ "$(cat $cls/umad1/ibdev)" != weft1 ]; then
+	bad "umad0/umad1 are not weft0/weft1"
+	exit 1
+fi
 dropped_before=$(cat $cls/umad0/recv_dropped) || { bad "no umad0/recv_dropped"; exit 1; }
 
 timeout 300 python3 - "$lid0" "$dropped_before" <<'PY' || fail=1
