@@ -9,7 +9,12 @@
 #  5. self-tests of the build (static constructors are rejected, warnings
 #     are caught) and of the harness (a failing KUnit case and a WARN must
 #     fail a run, the splat scanner must catch every kind of report).
-# Prints one PASS/FAIL line per test and ends with "N passed, N failed".
+#  6. the manifest (tests/manifest.txt, tests/harness/manifest.sh): every
+#     test it names reported, and nothing ran that it does not name.
+# Prints one PASS/FAIL/SKIP line per test (a KUnit case, an integration
+# script, a build check) and ends with "N passed, N failed, N skipped" for
+# Weft's tests, every skip and failure listed, and the harness's own
+# self-checks counted apart (they test the test machinery, not Weft).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -17,7 +22,7 @@ mkdir -p build/logs
 results=build/results.txt
 : >"$results"
 
-record() { # PASS|FAIL NAME [DETAIL]
+record() { # PASS|FAIL|SKIP NAME [DETAIL]
 	echo "$1 $2${3:+ - $3}" | tee -a "$results"
 }
 section() { echo; echo "== $*"; }
@@ -30,7 +35,9 @@ guest_results() { # LOG PREFIX SCRIPT...
 		[ -e "$t" ] || [ "$t" = kmemleak ] || continue
 		name=$prefix/$(basename "$t" .sh)
 		[ "$name" = "$prefix/run-in-guest" ] && continue
-		line=$(tr -d '\r' <"$log" | grep -a "^WEFT-RESULT [a-z]* $name\( \|$\)" | tail -1)
+		# Checks of the guest machinery itself, not of Weft: reported as the harness's.
+		case "$name" in integration/netns_hosts | integration/rdma_blocked) name=harness/${name#*/} ;; esac
+		line=$(tr -d '\r' <"$log" | grep -a "^WEFT-RESULT [a-z]* $prefix/$(basename "$t" .sh)\( \|$\)" | tail -1)
 		case "$line" in
 		"WEFT-RESULT pass "*) record PASS "$name" ;;
 		"WEFT-RESULT fail "*) record FAIL "$name" "see $log" ;;
@@ -44,7 +51,7 @@ checker() { # SCRIPT ARGS...
 	local out rc
 	out=$("$@" 2>&1)
 	rc=$?
-	printf '%s\n' "$out" | grep -E '^(PASS|FAIL) ' | tee -a "$results"
+	printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) ' | tee -a "$results"
 	if [ "$rc" != 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL '; then
 		printf '%s\n' "$out" | tail -5
 		record FAIL "$(basename "$1")" "exited $rc"
@@ -109,8 +116,10 @@ checker tests/harness/selftest-splat.sh
 if [ "$debug_ok" = 1 ]; then
 	section "debug kernel test host: KUnit, load/unload, kmemleak"
 	kver=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$dk/linux/include/generated/utsrelease.h")
-	suites=$(find "build/$kver" -name 'weft_*_test.ko' -o -name 'weft_selftest_kunit.ko' |
-		xargs -r nm 2>/dev/null | sed -n 's/.* [DdRr] weft_suite_//p' | sort -u | tr '\n' ' ')
+	# The suites the modules hold, and those the manifest expects (one that vanished is reported).
+	suites=$({ find "build/$kver" -name 'weft_*_test.ko' -o -name 'weft_selftest_kunit.ko' |
+		xargs -r nm 2>/dev/null | sed -n 's/.* [DdRr] weft_suite_//p'
+		sed -n 's|^kunit/\([^/]*\)/.*|\1|p' tests/manifest.txt; } | sort -u | tr '\n' ' ')
 	log=build/logs/kunit-debug.log
 	case " $suites " in
 	*" weft_selftest_expected_failure "*) ;;
@@ -165,9 +174,24 @@ if [ "$stock_ok" = 1 ]; then
 	fi
 fi
 
-passed=$(grep -c '^PASS ' "$results")
-failed=$(grep -c '^FAIL ' "$results")
+section "manifest: everything expected ran, nothing unexpected did"
+checker tests/harness/manifest.sh check tests/manifest.txt "$results"
+
+# The harness's self-checks (the splat scanner, the build-log checker, a
+# failing KUnit case and a WARN failing a run, the guest's namespaces and
+# RDMA blocking) are counted apart from Weft's tests.
+harness='^(PASS|FAIL|SKIP) (harness/|build/log-check-|build/static-ctor-rejected|build/constinit-global-accepted)'
+weft=$(grep -Ev "$harness" "$results")
+self=$(grep -E "$harness" "$results")
+count() { printf '%s\n' "$2" | grep -c "^$1 "; }
+passed=$(count PASS "$weft")
+failed=$(count FAIL "$weft")
+skipped=$(count SKIP "$weft")
+h_passed=$(count PASS "$self")
+h_failed=$(count FAIL "$self")
+h_skipped=$(count SKIP "$self")
 echo
-grep '^FAIL ' "$results" || true
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+printf '%s\n' "$weft" "$self" | grep -E '^(FAIL|SKIP) ' || true
+echo "harness self-checks: $h_passed passed, $h_failed failed, $h_skipped skipped"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ] && [ "$h_failed" = 0 ] && [ "$h_skipped" = 0 ] && [ "$passed" -gt 0 ]

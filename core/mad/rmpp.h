@@ -65,28 +65,59 @@ private:
 	uint32_t last_ack_ = 0, window_last_ = 1, next_ = 1;
 };
 
+/* The longest message reassembled for a class (service.h says why). */
+constexpr size_t max_message(uint8_t mgmt_class)
+{
+	return rmpp_max_message(mgmt_class);
+}
+
 /* The receiving side of one message (IBA 13.6.5.2). */
 class Receiver {
 public:
+	explicit Receiver(size_t max_len) : max_(max_len) {}
+
 	enum class Step : uint8_t {
 		Wait,  /* in order, window still open: nothing to send */
 		Ack,   /* send ack() (window end, duplicate or gap) */
 		Done,  /* the last segment is in: send ack(), then take the message */
-		Abort, /* a segment that breaks the protocol: give up on the message */
+		Abort, /* refused (broken protocol, too long, no memory): send refusal(), give up */
 	};
-	/* Feed one DATA segment (it is active() and of type DATA). */
+	/*
+	 * Feed one DATA segment (it is active() and of type DATA).  The buffer
+	 * grows with the segments that arrive, never from PayloadLength, and
+	 * never past the maximum; growth allocates with @gfp unless spare()
+	 * gave it the memory.
+	 */
 	Step add(const Mad &seg, Gfp gfp);
+	/*
+	 * Capacity add(@seg) would grow the buffer to, or 0 when it would not
+	 * grow (or would refuse).  A caller in atomic context allocates that
+	 * much where it may sleep and hands it over with spare() first.
+	 */
+	size_t wants(const Mad &seg) const;
+	/* A buffer of wants() bytes for the next add() (smaller ones are ignored). */
+	void spare(Array<uint8_t> &&buf);
 	/* The ACK for what has arrived in order, addressed like @seg. */
 	void ack(const Mad &seg, Mad &out) const;
+	/* After Abort: the STOP (resources) or ABORT (IBA 13.6.2.2) telling the sender why. */
+	void refusal(const Mad &seg, Mad &out) const;
+	uint8_t refusal_status() const { return status_; }
+	/* Bytes of buffer held now. */
+	size_t held() const { return data_.size(); }
 	/* The whole message: the first segment's headers, then every segment's data. */
 	Array<uint8_t> take(size_t &len);
 
 private:
 	Result<void> grow(size_t need, Gfp gfp);
+	size_t capacity_for(size_t need, size_t off) const;
+	Step refuse(uint8_t status);
+	void reply(const Mad &seg, Mad &out, uint8_t type) const;
 
 	Array<uint8_t> data_;
 	size_t len_ = 0, off_ = 0;
+	const size_t max_;
 	uint32_t expected_ = 1, window_last_ = 0;
+	uint8_t status_ = 0;
 };
 
 } // namespace weft::mad::rmpp

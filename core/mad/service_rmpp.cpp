@@ -137,7 +137,9 @@ void MadService::rmpp_tick(DelayedWork &w)
 void MadService::rmpp_ack_arrived(const Mad &m)
 {
 	const iba::RmppHeader &h = rmpp::header(m.bytes);
+	const bool stop = h.type.get() == iba::rmpp_type::stop || h.type.get() == iba::rmpp_type::abort;
 	RmppSend *more = nullptr;
+	bool ours = false;
 	{
 		MutexGuard g(rmpp_lock_);
 		RmppSend *s = nullptr;
@@ -145,11 +147,10 @@ void MadService::rmpp_ack_arrived(const Mad &m)
 			if (o.sender->tid() == m.hdr().tid.get() &&
 			    o.sender->mgmt_class() == m.hdr().mgmt_class.get())
 				s = &o;
+		ours = s;
 		if (!s) {
-			drop();
-			return;
-		}
-		if (h.type.get() != iba::rmpp_type::ack) {
+			/* Not a transfer we send: perhaps the sender of one we receive giving up. */
+		} else if (h.type.get() != iba::rmpp_type::ack) {
 			/* IBA 13.6.5: STOP or ABORT from the receiver ends the transfer. */
 			rmpp_finish_locked(*s);
 		} else {
@@ -166,40 +167,77 @@ void MadService::rmpp_ack_arrived(const Mad &m)
 				break;
 			}
 		}
-		if (s->done && !s->users) {
+		if (s && s->done && !s->users) {
 			delete s->sender;
 			delete s;
 			return;
 		}
 	}
+	if (!ours && !(stop && rmpp_receiver_stopped(m)))
+		drop();
 	if (more) {
 		rmpp_pump(*more);
 		rmpp_put(*more);
 	}
 }
 
-/* A segment of the response to one of our requests: into that request's reassembly. */
+/* The outstanding request a response segment (or its sender's STOP/ABORT) belongs to. */
+SendReq *MadService::rmpp_request_locked(const Mad &m)
+{
+	lock_.assert_held();
+	const uint64_t tid = m.hdr().tid.get();
+	SendReq *r = nullptr;
+	for (SendReq &o : outstanding_)
+		if (o.mad.hdr().tid.get() == tid && o.agent_->id_ == uint32_t(tid >> 32) &&
+		    o.mad.hdr().mgmt_class.get() == m.hdr().mgmt_class.get())
+			r = &o;
+	return r;
+}
+
+/*
+ * A segment of the response to one of our requests: into that request's
+ * reassembly.  The buffer grows with the segments; the memory for growing
+ * is taken before the lock (this is process context), so a long table
+ * needs no large atomic allocation.
+ */
 void MadService::rmpp_response_segment(const Mad &m, const MadAddr &from)
 {
-	const uint64_t tid = m.hdr().tid.get();
-	Mad ack;
-	bool send_ack = false;
-	SendReq *done = nullptr;
+	size_t want = 0;
 	{
 		SpinGuardBh g(lock_);
-		SendReq *r = nullptr;
-		for (SendReq &o : outstanding_)
-			if (o.mad.hdr().tid.get() == tid && o.agent_->id_ == uint32_t(tid >> 32) &&
-			    o.mad.hdr().mgmt_class.get() == m.hdr().mgmt_class.get())
-				r = &o;
-		if (!r || (!r->rx_ && !(r->rx_ = new (Gfp::Atomic) rmpp::Receiver))) {
+		SendReq *r = rmpp_request_locked(m);
+		if (!r || (!r->rx_ && !(r->rx_ = new (Gfp::Atomic)
+					      rmpp::Receiver(rmpp::max_message(m.hdr().mgmt_class.get()))))) {
 			drop();
 			return;
 		}
+		want = r->rx_->wants(m);
+	}
+	Array<uint8_t> spare;
+	if (want) {
+		/* Failing here is fine: add() tries atomically, then refuses with STOP. */
+		auto buf = Array<uint8_t>::make(Gfp::Sleep, want, Sized::ByInput);
+		if (buf)
+			spare = buf.take();
+	}
+	Mad reply;
+	bool send_reply = false;
+	SendReq *done = nullptr;
+	{
+		SpinGuardBh g(lock_);
+		SendReq *r = rmpp_request_locked(m);
+		if (!r || !r->rx_) { /* ended meanwhile */
+			drop();
+			return;
+		}
+		if (spare.size())
+			r->rx_->spare(move(spare));
 		auto step = r->rx_->add(m, Gfp::Atomic);
-		send_ack = step != rmpp::Receiver::Step::Wait && step != rmpp::Receiver::Step::Abort;
-		if (send_ack)
-			r->rx_->ack(m, ack);
+		send_reply = step != rmpp::Receiver::Step::Wait;
+		if (step == rmpp::Receiver::Step::Abort)
+			r->rx_->refusal(m, reply);
+		else if (send_reply)
+			r->rx_->ack(m, reply);
 		r->deadline_ = now_ms() + r->timeout_ms; /* the response is coming: IBA 13.6.3.2 */
 		if (step == rmpp::Receiver::Step::Done || step == rmpp::Receiver::Step::Abort) {
 			int status = err::EPROTO;
@@ -208,19 +246,41 @@ void MadService::rmpp_response_segment(const Mad &m, const MadAddr &from)
 				__builtin_memcpy(r->response.bytes, r->long_response.data(),
 						 min(r->long_len, iba::mad_size));
 				status = 0;
+			} else {
+				drop(); /* refused: counted, and the sender is told */
 			}
 			r->from = from;
 			if (end_locked(*r, status))
 				done = r;
 		}
 	}
-	if (send_ack)
-		(void)transport_.transmit(ack, from);
+	if (send_reply)
+		(void)transport_.transmit(reply, from);
 	if (!done)
 		return;
 	Agent &a = *done->agent_;
 	a.handler.send_done(a, *done);
 	put_agent(a);
+}
+
+/* IBA 13.6.5.2: the sender of a response we are reassembling gave up (STOP or ABORT). */
+bool MadService::rmpp_receiver_stopped(const Mad &m)
+{
+	SendReq *done = nullptr;
+	{
+		SpinGuardBh g(lock_);
+		SendReq *r = rmpp_request_locked(m);
+		if (!r || !r->rx_)
+			return false;
+		if (end_locked(*r, err::EPROTO))
+			done = r;
+	}
+	if (done) {
+		Agent &a = *done->agent_;
+		a.handler.send_done(a, *done);
+		put_agent(a);
+	}
+	return true;
 }
 
 /*
@@ -233,7 +293,7 @@ bool MadService::rmpp_receive(const Mad &m, const MadAddr &from)
 		return false;
 	const iba::RmppHeader &h = rmpp::header(m.bytes);
 	if (h.type.get() != iba::rmpp_type::data) {
-		rmpp_ack_arrived(m); /* ACK, STOP, ABORT: only ever for a sender here */
+		rmpp_ack_arrived(m); /* ACK, STOP, ABORT: for a sender, or STOP/ABORT for a receiver */
 		return true;
 	}
 	const uint64_t tid = m.hdr().tid.get();
@@ -255,16 +315,19 @@ bool MadService::rmpp_receive(const Mad &m, const MadAddr &from)
 		rmpp_response_segment(m, from);
 		return true;
 	}
-	/* A request: one segment is a plain request once acknowledged; more are not handled. */
-	rmpp::Receiver one;
-	if (one.add(m, Gfp::Sleep) != rmpp::Receiver::Step::Done) {
+	/* A request: one segment is a plain request once acknowledged; more are refused. */
+	rmpp::Receiver one(rmpp::max_message(m.hdr().mgmt_class.get()));
+	Mad reply;
+	auto step = one.add(m, Gfp::Sleep);
+	if (step == rmpp::Receiver::Step::Done)
+		one.ack(m, reply);
+	else
 		drop();
-		return true;
-	}
-	Mad ack;
-	one.ack(m, ack);
-	(void)transport_.transmit(ack, from);
-	return false;
+	if (step == rmpp::Receiver::Step::Abort)
+		one.refusal(m, reply);
+	if (step == rmpp::Receiver::Step::Done || step == rmpp::Receiver::Step::Abort)
+		(void)transport_.transmit(reply, from);
+	return step == rmpp::Receiver::Step::Done ? false : true;
 }
 
 } // namespace weft::mad

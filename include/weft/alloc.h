@@ -18,9 +18,17 @@ enum class Gfp : unsigned int {
 	Atomic = WEFT_GFP_ATOMIC,
 };
 
-constexpr unsigned int gfp_flags(Gfp g, bool zero = false)
+/*
+ * Who chose an allocation's size: the code (a failure is a bug worth the
+ * allocator's warning) or its input, the wire or user space (a failure is
+ * the caller's errno or counted drop, and must never WARN).
+ */
+enum class Sized : uint8_t { Known, ByInput };
+
+constexpr unsigned int gfp_flags(Gfp g, bool zero = false, Sized s = Sized::Known)
 {
-	return static_cast<unsigned int>(g) | (zero ? WEFT_GFP_ZERO : 0u);
+	return static_cast<unsigned int>(g) | (zero ? WEFT_GFP_ZERO : 0u) |
+	       (s == Sized::ByInput ? WEFT_GFP_NOWARN : 0u);
 }
 
 } // namespace weft
@@ -89,7 +97,8 @@ public:
 	WEFT_NOCOPY(Array);
 	~Array() { free(); }
 
-	static Result<Array> make(Gfp gfp, size_t n)
+	/* ENOMEM when there is no memory; EINVAL for 0 or a size that overflows. */
+	static Result<Array> make(Gfp gfp, size_t n, Sized sized = Sized::Known)
 	{
 		/* Zero-filled memory, no constructors run: plain data (or Atomics of it) only. */
 		static_assert((__is_trivially_copyable(T) || IsAtomic<T>::value) &&
@@ -97,8 +106,9 @@ public:
 			      "Array holds plain data");
 		if (n == 0 || n > SIZE_MAX / sizeof(T))
 			return Error(err::EINVAL);
-		void *p = gfp == Gfp::Sleep ? weft_kvmalloc(n * sizeof(T), gfp_flags(gfp, true))
-					    : weft_kmalloc(n * sizeof(T), gfp_flags(gfp, true));
+		const unsigned int flags = gfp_flags(gfp, true, sized);
+		void *p = gfp == Gfp::Sleep ? weft_kvmalloc(n * sizeof(T), flags)
+					    : weft_kmalloc(n * sizeof(T), flags);
 		if (!p)
 			return Error(err::ENOMEM);
 		Array a;

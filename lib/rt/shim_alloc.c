@@ -73,7 +73,11 @@ static gfp_t weft_gfp(unsigned int flags)
 {
 	gfp_t gfp = (flags & WEFT_GFP_ATOMIC) ? GFP_ATOMIC : GFP_KERNEL;
 
-	return (flags & WEFT_GFP_ZERO) ? gfp | __GFP_ZERO : gfp;
+	if (flags & WEFT_GFP_ZERO)
+		gfp |= __GFP_ZERO;
+	if (flags & WEFT_GFP_NOWARN)
+		gfp |= __GFP_NOWARN;
+	return gfp;
 }
 
 void *weft_kmalloc(size_t size, unsigned int flags)

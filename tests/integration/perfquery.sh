@@ -94,8 +94,11 @@ pq -x "$lid1" 1 && expect_field PortUnicastRcvPkts "-lt 10" "after -x -R"
 
 # PortSelect 0xFF (AllPortSelect) and a port that does not exist (status 0x1c).
 pq -a "$lid1" && grep -q "port 255" $out || bad "-a: $(head -1 $out)"
-if perfquery -C weft0 -P 1 "$lid1" 7 >$out 2>&1; then
+# Refused by the PMA (status 0x1c, "invalid attribute modifier/field"), not lost: a timeout fails too.
+if perfquery -d -C weft0 -P 1 "$lid1" 7 >$out 2>&1; then
 	bad "port 7 of a one-port HCA answered: $(cat $out)"
+elif ! grep -q "error status 0x1c" $out; then
+	bad "port 7: not refused with status 0x1c: $(grep -v '^ibwarn.*send\|^$' $out | tail -3 | tr '\n' ' ')"
 fi
 
 # Redirection (IBA 13.5.3.3): the PMAs answer QP1 with "redirect" and a

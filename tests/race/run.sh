@@ -5,7 +5,7 @@
 # runs every KUnit suite and the concurrency-heavy integration tests
 # (removal under traffic, CM, IPoIB connected mode, the fault stream).  Any
 # data race KCSAN reports in Weft's code fails the run; the kernel's own are
-# listed.  Ends with "N passed, N failed".
+# listed.  Ends with "N passed, N failed, N skipped", failures and skips listed.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -51,8 +51,9 @@ if [ -n "$rk" ]; then
 fi
 passed=$(grep -c '^PASS ' "$results")
 failed=$(grep -c '^FAIL ' "$results")
+skipped=$(grep -c '^SKIP ' "$results")
 echo
-grep '^FAIL ' "$results" || true
+grep -E '^(FAIL|SKIP) ' "$results" || true
 echo "make check-race: $(( ($(date +%s) - start) / 60 )) min"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

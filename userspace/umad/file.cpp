@@ -233,9 +233,12 @@ void File::enqueue(Packet &p, bool received)
 	p.received = received;
 	{
 		SpinGuardBh g(qlock_);
-		if (!dead_ && (!received || nqueued_ < max_queued)) {
+		const bool room = nqueued_ < max_queued &&
+				  (!nqueued_ || queued_bytes_ + p.mad_len <= max_queued_bytes);
+		if (!dead_ && (!received || room)) {
 			queue_.push_back(p);
 			nqueued_ += received;
+			queued_bytes_ += received ? p.mad_len : 0;
 			queued = true;
 		}
 	}
@@ -332,7 +335,10 @@ Result<size_t> File::write(UserBuf &buf)
 	if (mad_len > iba::mad_size) {
 		if (!a->rmpp_version)
 			return Error(err::EINVAL);
-		whole = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, mad_len));
+		/* The class is only known once copied: bound by the largest any class may send. */
+		if (mad_len > mad::rmpp_max_message(iba::mgmt_class::subn_adm))
+			return Error(err::EINVAL);
+		whole = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, mad_len, Sized::ByInput));
 		WEFT_TRY(buf.copy_in(whole.data(), hs, mad_len));
 		p->req.long_msg = ConstBytes(whole.data(), mad_len);
 	} else {
@@ -341,6 +347,8 @@ Result<size_t> File::write(UserBuf &buf)
 	if (whole.size())
 		__builtin_memcpy(p->req.mad.bytes, whole.data(), iba::mad_size);
 	const iba::MadHeader &mh = p->req.mad.hdr();
+	if (whole.size() && mad_len > mad::rmpp_max_message(mh.mgmt_class.get()))
+		return Error(err::EINVAL);
 	/* A class travels on its own QP: the agent's QP must be the class's. */
 	if (qpn_of_class(mh.mgmt_class.get()) != a->qpn)
 		return Error(err::EINVAL);
@@ -409,6 +417,7 @@ Result<size_t> File::read(UserBuf &buf)
 			return r.error();
 		}
 		nqueued_ -= p->received;
+		queued_bytes_ -= p->received ? p->mad_len : 0;
 	}
 	delete p;
 	if (!r)
@@ -462,6 +471,7 @@ void File::close()
 	while (Packet *p = queue_.pop_front())
 		delete p;
 	nqueued_ = 0;
+	queued_bytes_ = 0;
 }
 
 } // namespace weft::umad

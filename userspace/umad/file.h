@@ -120,8 +120,14 @@ public:
 
 class File {
 public:
-	/* Received MADs queued beyond this are dropped (a reader that never reads). */
+	/*
+	 * A reader that never reads: received MADs beyond this many, or beyond
+	 * this many bytes (reassembled RMPP messages are long) unless the queue
+	 * is empty, are dropped and counted.  In-tree drops past 200,000 MADs
+	 * (MAX_UMAD_RECV_LIST_SIZE) and does not count the bytes.
+	 */
 	static constexpr uint32_t max_queued = 4096;
+	static constexpr size_t max_queued_bytes = size_t(64) << 20;
 
 	File(Services &s, Waker w);
 	WEFT_NOCOPY(File);
@@ -130,7 +136,11 @@ public:
 
 	/* An ioctl of the ABI; @arg spans the command's structure.  ENOTTY for others. */
 	Result<void> ioctl(unsigned int cmd, UserBuf &arg);
-	/* One header + MAD; returns the byte count. */
+	/*
+	 * One header + MAD, or one RMPP message of up to
+	 * mad::rmpp_max_message() bytes (EINVAL beyond, as in-tree refuses a
+	 * write longer than the agent can send); returns the byte count.
+	 */
 	Result<size_t> write(UserBuf &buf);
 	/* The oldest queued message; EAGAIN when there is none. */
 	Result<size_t> read(UserBuf &buf);
@@ -148,6 +158,7 @@ public:
 	void close();
 
 	size_t hdr_size() const { return use_pkey_ ? abi::hdr_size : abi::hdr_size_old; }
+	/* Received MADs the queue bounds dropped. */
 	uint64_t dropped() const { return dropped_.load(Order::Relaxed); }
 	size_t queued();
 
@@ -169,6 +180,7 @@ private:
 	SpinLock qlock_;
 	List<Packet, &Packet::node> queue_; /* under qlock_ */
 	uint32_t nqueued_ = 0;		    /* received MADs on queue_, under qlock_ */
+	size_t queued_bytes_ = 0;	    /* and their bytes, under qlock_ */
 	bool dead_ = false;		    /* under qlock_ (and lock_ when set) */
 	Atomic<uint64_t> dropped_{0};
 };

@@ -115,6 +115,16 @@ void Port::close_file(File &f)
 	MutexGuard g(lock_);
 	files_.remove(f);
 	f.close();
+	closed_dropped_ += f.dropped();
+}
+
+uint64_t Port::recv_dropped()
+{
+	MutexGuard g(lock_);
+	uint64_t n = closed_dropped_;
+	for (File &f : files_)
+		n += f.dropped();
+	return n;
 }
 
 Result<void> Port::ioctl(File &f, unsigned int cmd, UserBuf &arg)
@@ -292,6 +302,11 @@ void weft_umad_client_unregister(void)
 void weft_umad_port_put(void *port_ctx)
 {
 	port_of(port_ctx).put();
+}
+
+uint64_t weft_umad_port_recv_dropped(void *port_ctx)
+{
+	return port_of(port_ctx).recv_dropped();
 }
 
 int weft_umad_file_open(void *port_ctx, struct weft_umad_waiter *w, void **file)

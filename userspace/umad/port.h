@@ -40,6 +40,9 @@ public:
 	void close_file(File &f);
 	Result<void> ioctl(File &f, unsigned int cmd, UserBuf &arg);
 
+	/* Received MADs the files of this port dropped (file.h's queue bounds), closed ones too. */
+	uint64_t recv_dropped();
+
 	/* issmN. */
 	Result<void> issm_open();
 	bool issm_busy() const;
@@ -55,6 +58,7 @@ private:
 	verbs::Device *dev_;		      /* under lock_; nullptr after kill() */
 	mad::MadPort *mp_;		      /* under lock_; nullptr after kill() */
 	List<File, &File::node> files_;	      /* under lock_ */
+	uint64_t closed_dropped_ = 0;	      /* under lock_: drops of files closed */
 	/* Set under lock_ (and read Relaxed there); issm_busy() reads them without it. */
 	Atomic<bool> dead_{false};
 	Atomic<bool> sm_held_{false};

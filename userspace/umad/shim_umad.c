@@ -63,9 +63,17 @@ static ssize_t port_show(struct device *dev, struct device_attribute *attr, char
 }
 static DEVICE_ATTR_RO(port);
 
+static ssize_t recv_dropped_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  to_cdev(dev)->port_ctx ? (unsigned long long)weft_umad_port_recv_dropped(to_cdev(dev)->port_ctx) : 0ull);
+}
+static DEVICE_ATTR_RO(recv_dropped);
+
 static struct attribute *weft_umad_dev_attrs[] = {
 	&dev_attr_ibdev.attr,
 	&dev_attr_port.attr,
+	&dev_attr_recv_dropped.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(weft_umad_dev);

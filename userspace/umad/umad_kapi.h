@@ -7,6 +7,8 @@
  *
  *   /sys/class/infiniband_mad/abi_version          "5"
  *   /sys/class/infiniband_mad/{umad,issm}N/{ibdev,port}
+ *   /sys/class/infiniband_mad/{umad,issm}N/recv_dropped  (Weft's own: MADs
+ *       dropped for readers that do not read, see weft_umad_port_recv_dropped)
  *   /dev/infiniband/umadN, /dev/infiniband/issmN   (devnode infiniband/%s)
  *
  * The shim owns every kernel object; C++ owns the protocol state and is
@@ -74,6 +76,8 @@ int weft_umad_copy_to_user(void WEFT_UMAD_USER *dst, const void *src, size_t len
 
 /* Drop the device's reference on the C++ port (from the device's release). */
 void weft_umad_port_put(void *port_ctx);
+/* Received MADs the port's files dropped because their readers did not read; may sleep. */
+uint64_t weft_umad_port_recv_dropped(void *port_ctx);
 
 /*
  * umadN.  open: 0 and *file set, or -ENXIO (port gone), -ENOMEM; @w stays

@@ -20,6 +20,7 @@ namespace weft::mad::testing {
 struct Loop final : MadTransport {
 	MadAddr self;
 	MadAddr last_to; /* where the last MAD was addressed */
+	Mad last;	 /* and what it was */
 	uint32_t drop = 0;
 	Atomic<uint32_t> sent{0};
 	uint64_t lose = 0;
@@ -41,6 +42,7 @@ struct Loop final : MadTransport {
 	{
 		uint32_t n = sent.fetch_add(1, Order::Relaxed);
 		last_to = to;
+		last = m;
 		if (drop) {
 			drop--;
 			return ok();

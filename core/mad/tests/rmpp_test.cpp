@@ -179,7 +179,7 @@ void segments_and_lengths(Test &t)
 	WEFT_EXPECT_TRUE(t, snd.ack(9, 9) == rmpp::Sender::Ack::Ignored);
 	WEFT_EXPECT_TRUE(t, snd.ack(4, 4) == rmpp::Sender::Ack::Done);
 	/* A receiver refuses a first segment without the First flag. */
-	rmpp::Receiver rx;
+	rmpp::Receiver rx(rmpp::max_message(sa));
 	snd.build(2, seg);
 	rmpp::header(seg.bytes).seg_num.set(1);
 	WEFT_EXPECT_TRUE(t, rx.add(seg, Gfp::Sleep) == rmpp::Receiver::Step::Abort);
@@ -235,7 +235,234 @@ void lost_segments_and_acks(Test &t)
 	teardown(x);
 }
 
+/* --- hostile segments (issue 22) ------------------------------------------------ */
+
+/* DATA segment @n of an SA GetTable response, its data filled with pattern(). */
+Mad segment(uint32_t n, uint8_t flags, uint32_t paylen, uint64_t tid = 0x55)
+{
+	Mad m{};
+	iba::MadHeader &h = m.hdr();
+	h.base_version.set(1);
+	h.mgmt_class.set(sa);
+	h.class_version.set(2);
+	h.method.set(get_table_resp);
+	h.tid.set(tid);
+	iba::RmppHeader &r = rmpp::header(m.bytes);
+	r.version.set(1);
+	r.type.set(iba::rmpp_type::data);
+	iba::RmppHeader::Flags::set(r.rtime_flags, uint8_t(iba::rmpp_flag::active | flags));
+	r.seg_num.set(n);
+	r.paylen_newwin.set(paylen);
+	for (size_t i = 0; i < seg_data; i++)
+		m.bytes[sa_hdr + i] = pattern((n - 1) * seg_data + i);
+	return m;
+}
+
+bool refused_with(const rmpp::Receiver &rx, const Mad &seg, uint8_t type, uint8_t status)
+{
+	Mad out;
+	rx.refusal(seg, out);
+	const iba::RmppHeader &h = rmpp::header(out.bytes);
+	return h.type.get() == type && h.status.get() == status &&
+	       out.hdr().method.get() == (get_table_resp ^ 0x80) && out.hdr().tid.get() == seg.hdr().tid.get();
+}
+
+/*
+ * PayloadLength is a claim, not a size: a first segment announcing 32 MiB
+ * gets a window's worth of buffer; one announcing more than the class's
+ * maximum is refused with STOP (ResX) before any memory is taken.
+ */
+void oversized_payload_length(Test &t)
+{
+	using Step = rmpp::Receiver::Step;
+	WEFT_EXPECT_EQ(t, rmpp::max_message(sa), size_t(64) << 20);
+	rmpp::Receiver big(rmpp::max_message(sa));
+	Mad first = segment(1, iba::rmpp_flag::first, 32u << 20);
+	WEFT_EXPECT_TRUE(t, big.add(first, Gfp::Atomic) == Step::Ack);
+	WEFT_EXPECT_LE(t, big.held(), size_t(4096));
+	WEFT_EXPECT_EQ(t, big.wants(segment(2, 0, 0)), size_t(0)); /* room for the window still */
+
+	const uint32_t too_long[] = {(64u << 20) + 1, 0x80000000u, 0xffffffffu};
+	for (uint32_t paylen : too_long) {
+		rmpp::Receiver rx(rmpp::max_message(sa));
+		Mad seg = segment(1, iba::rmpp_flag::first, paylen);
+		WEFT_EXPECT_EQ(t, rx.wants(seg), size_t(0));
+		WEFT_EXPECT_TRUE(t, rx.add(seg, Gfp::Sleep) == Step::Abort);
+		WEFT_EXPECT_EQ(t, rx.held(), size_t(0));
+		WEFT_EXPECT_TRUE(t, refused_with(rx, seg, iba::rmpp_type::stop, iba::rmpp_status::resources));
+		/* Refused stays refused. */
+		WEFT_EXPECT_TRUE(t, rx.add(segment(2, 0, 0), Gfp::Sleep) == Step::Abort);
+	}
+}
+
+/* A sender that never sets Last: the buffer grows per segment up to the maximum, then STOP. */
+void endless_sender_stopped(Test &t)
+{
+	using Step = rmpp::Receiver::Step;
+	const size_t max = 16 * 1024;
+	rmpp::Receiver rx(max);
+	Step step = rx.add(segment(1, iba::rmpp_flag::first, 0), Gfp::Sleep);
+	uint32_t n = 1;
+	size_t held = rx.held();
+	while (step != Step::Abort && n < 1000) {
+		WEFT_EXPECT_GE(t, rx.held(), held); /* grows, never shrinks */
+		held = rx.held();
+		step = rx.add(segment(++n, 0, 0), Gfp::Sleep);
+	}
+	WEFT_ASSERT_TRUE(t, step == Step::Abort);
+	/* Refused at the first segment that would not fit. */
+	WEFT_EXPECT_EQ(t, sa_hdr + size_t(n) * seg_data > max, true);
+	WEFT_EXPECT_EQ(t, sa_hdr + size_t(n - 1) * seg_data <= max, true);
+	WEFT_EXPECT_LE(t, rx.held(), max);
+	WEFT_EXPECT_TRUE(t, refused_with(rx, segment(n, 0, 0), iba::rmpp_type::stop, iba::rmpp_status::resources));
+}
+
+uint32_t acked(const rmpp::Receiver &rx, const Mad &seg)
+{
+	Mad out;
+	rx.ack(seg, out);
+	return rmpp::header(out.bytes).seg_num.get();
+}
+
+/* IBA 13.6.5.2: only the next segment is taken; a gap or a repeat is answered with the last ACK. */
+void out_of_order_segments(Test &t)
+{
+	using Step = rmpp::Receiver::Step;
+	const uint32_t count = 5, last_len = 20 + 33; /* the SA header counts in the last PayloadLength */
+	rmpp::Receiver rx(rmpp::max_message(sa));
+	WEFT_EXPECT_TRUE(t, rx.add(segment(2, 0, 0), Gfp::Sleep) == Step::Wait); /* before the first */
+	WEFT_EXPECT_TRUE(t, rx.add(segment(1, iba::rmpp_flag::first, count * 220), Gfp::Sleep) == Step::Ack);
+	WEFT_EXPECT_TRUE(t, rx.add(segment(3, 0, 0), Gfp::Sleep) == Step::Ack);
+	WEFT_EXPECT_EQ(t, acked(rx, segment(3, 0, 0)), 1u);
+	WEFT_EXPECT_TRUE(t, rx.add(segment(2, 0, 0), Gfp::Sleep) == Step::Wait);
+	WEFT_EXPECT_TRUE(t, rx.add(segment(2, 0, 0), Gfp::Sleep) == Step::Ack); /* a repeat */
+	WEFT_EXPECT_EQ(t, acked(rx, segment(2, 0, 0)), 2u);
+	WEFT_EXPECT_TRUE(t, rx.add(segment(5, iba::rmpp_flag::last, last_len), Gfp::Sleep) == Step::Ack);
+	WEFT_EXPECT_TRUE(t, rx.add(segment(3, 0, 0), Gfp::Sleep) == Step::Wait);
+	WEFT_EXPECT_TRUE(t, rx.add(segment(4, 0, 0), Gfp::Sleep) == Step::Wait);
+	WEFT_EXPECT_TRUE(t, rx.add(segment(5, iba::rmpp_flag::last, last_len), Gfp::Sleep) == Step::Done);
+	size_t len = 0;
+	Array<uint8_t> msg = rx.take(len);
+	WEFT_ASSERT_EQ(t, len, sa_hdr + 4 * seg_data + 33);
+	bool exact = true;
+	for (size_t i = 0; i < len - sa_hdr; i++)
+		exact &= msg[sa_hdr + i] == pattern(i);
+	WEFT_EXPECT_TRUE(t, exact);
+}
+
+/* IBA 13.6.2.2: ABORT names the broken rule. */
+void broken_segments_aborted(Test &t)
+{
+	using Step = rmpp::Receiver::Step;
+	{
+		rmpp::Receiver rx(rmpp::max_message(sa));
+		Mad seg = segment(1, 0, 0); /* segment 1 without First */
+		WEFT_EXPECT_TRUE(t, rx.add(seg, Gfp::Sleep) == Step::Abort);
+		WEFT_EXPECT_TRUE(t, refused_with(rx, seg, iba::rmpp_type::abort, iba::rmpp_status::bad_seg));
+	}
+	{
+		rmpp::Receiver rx(rmpp::max_message(sa));
+		WEFT_EXPECT_TRUE(t, rx.add(segment(1, iba::rmpp_flag::first, 0), Gfp::Sleep) == Step::Ack);
+		Mad seg = segment(2, iba::rmpp_flag::first, 0); /* First again */
+		WEFT_EXPECT_TRUE(t, rx.add(seg, Gfp::Sleep) == Step::Abort);
+		WEFT_EXPECT_TRUE(t, refused_with(rx, seg, iba::rmpp_type::abort, iba::rmpp_status::bad_seg));
+	}
+	const uint32_t bad_last[] = {0u, 19u, 20u + uint32_t(seg_data) + 1, 0xffffffffu};
+	for (uint32_t paylen : bad_last) {
+		rmpp::Receiver rx(rmpp::max_message(sa));
+		Mad seg = segment(1, iba::rmpp_flag::first | iba::rmpp_flag::last, paylen);
+		WEFT_EXPECT_TRUE(t, rx.add(seg, Gfp::Sleep) == Step::Abort);
+		WEFT_EXPECT_EQ(t, rx.refusal_status(),
+			       paylen > (64u << 20) ? iba::rmpp_status::resources : iba::rmpp_status::bad_len);
+	}
+}
+
+/* Through the service: a forged oversized response is refused, counted and answered with STOP. */
+void service_refuses_oversized(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.lb.lose = ~0ull; /* the real server's answer never comes */
+	WEFT_ASSERT_OK(t, x.ask(100));
+	const uint64_t tid = x.req.mad.hdr().tid.get();
+	const uint32_t sent = x.la.sent.load(Order::Relaxed);
+	const uint64_t dropped = x.a.dropped();
+	MadAddr from;
+	from.lid = 2;
+	x.a.receive(segment(1, iba::rmpp_flag::first, 0xfffffff0u, tid), from);
+	WEFT_ASSERT_TRUE(t, wait_done(x.ch.done, 1));
+	WEFT_EXPECT_EQ(t, x.ch.status, int(err::EPROTO));
+	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 1);
+	WEFT_EXPECT_EQ(t, x.la.sent.load(Order::Relaxed), sent + 1);
+	const iba::RmppHeader &h = rmpp::header(x.la.last.bytes);
+	WEFT_EXPECT_EQ(t, h.type.get(), iba::rmpp_type::stop);
+	WEFT_EXPECT_EQ(t, h.status.get(), iba::rmpp_status::resources);
+	WEFT_EXPECT_EQ(t, x.la.last.hdr().tid.get(), tid);
+	/* A segment for no request is a counted drop. */
+	x.a.receive(segment(1, iba::rmpp_flag::first, 100, tid + 1), from);
+	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 2);
+	teardown(x);
+}
+
+/*
+ * IBA 13.6.5: STOP or ABORT ends a transfer on either side.  The
+ * receiver's STOP: the sender sends nothing more (no retransmission,
+ * although the ACKs are lost).  The sender's ABORT: the request ends
+ * at once, not at its timeout.
+ */
+void stop_and_abort_end_transfers(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.la.lose = ~0ull & ~1ull; /* the request goes; every ACK is lost */
+	WEFT_ASSERT_OK(t, x.ask(40 * seg_data));
+	const uint64_t tid = x.req.mad.hdr().tid.get();
+	for (int i = 0; i < 10000 && x.lb.sent.load(Order::Acquire) < 1; i++)
+		weft_msleep(1);
+	Mad stop = segment(1, 0, 0, tid);
+	stop.hdr().method.set(get_table);
+	rmpp::header(stop.bytes).type.set(iba::rmpp_type::stop);
+	rmpp::header(stop.bytes).status.set(iba::rmpp_status::resources);
+	MadAddr from;
+	from.lid = 1;
+	const uint64_t b_dropped = x.b.dropped();
+	x.b.receive(stop, from);
+	const uint32_t segs = x.lb.sent.load(Order::Acquire); /* segment 1 (window 1), perhaps resent */
+	WEFT_EXPECT_EQ(t, x.b.dropped(), b_dropped); /* taken, not dropped */
+	/* The client gives up after its timeout; by then a live sender would have resent twice. */
+	WEFT_ASSERT_TRUE(t, wait_done(x.ch.done, 1));
+	WEFT_EXPECT_EQ(t, x.ch.status, int(err::ETIMEDOUT));
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), segs);
+
+	/* The sender of a response aborts after its first segment: the request ends now. */
+	x.la.lose = 0;
+	x.lb.lose = ~0ull;
+	WEFT_ASSERT_OK(t, x.ask(100));
+	const uint64_t tid2 = x.req.mad.hdr().tid.get();
+	MadAddr server;
+	server.lid = 2;
+	x.a.receive(segment(1, iba::rmpp_flag::first, 40 * 220, tid2), server);
+	WEFT_EXPECT_EQ(t, x.ch.done.load(Order::Acquire), 1);
+	Mad abort = segment(2, 0, 0, tid2);
+	rmpp::header(abort.bytes).type.set(iba::rmpp_type::abort);
+	rmpp::header(abort.bytes).status.set(127);
+	const uint64_t a_dropped = x.a.dropped();
+	x.a.receive(abort, server);
+	WEFT_EXPECT_EQ(t, x.ch.done.load(Order::Acquire), 2); /* send_done ran inside receive() */
+	WEFT_EXPECT_EQ(t, x.ch.status, int(err::EPROTO));
+	WEFT_EXPECT_EQ(t, x.a.dropped(), a_dropped);
+	/* An ABORT for nothing in flight is a counted drop. */
+	x.a.receive(abort, server);
+	WEFT_EXPECT_EQ(t, x.a.dropped(), a_dropped + 1);
+	teardown(x);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_mad_rmpp, WEFT_CASE(segments_and_lengths), WEFT_CASE(table_whole),
-		WEFT_CASE(lost_segments_and_acks));
+		WEFT_CASE(lost_segments_and_acks), WEFT_CASE(oversized_payload_length),
+		WEFT_CASE(endless_sender_stopped), WEFT_CASE(out_of_order_segments),
+		WEFT_CASE(broken_segments_aborted), WEFT_CASE(service_refuses_oversized),
+		WEFT_CASE(stop_and_abort_end_transfers));

@@ -65,6 +65,8 @@ void run_faulty(Test &t, const Mix &mix, uint32_t messages)
 			WEFT_EXPECT_GT(t, f->injected(FaultKind::Duplicate), 0ull);
 		if (mix.reorder)
 			WEFT_EXPECT_GT(t, f->injected(FaultKind::Reorder), 0ull);
+		if (mix.corrupt)
+			WEFT_EXPECT_GT(t, f->injected(FaultKind::Corrupt), 0ull);
 		f->clear();
 	}
 }

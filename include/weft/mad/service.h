@@ -45,6 +45,25 @@ protected:
 	~MadTransport() = default;
 };
 
+/*
+ * The longest RMPP message (IBA 13.6) of a class this stack reassembles or
+ * accepts to send.  IBA lets PayloadLength (13.6.2.1) announce up to
+ * 2^32-1 bytes; the in-tree 6.1 MAD layer caps nothing (it chains one
+ * buffer per segment until memory runs out, and takes a umad write of any
+ * length).  The SA class gets 64 MiB: OpenSM's largest SA tables for a
+ * full subnet of 48K LIDs fit many times over (every NodeRecord, 112
+ * bytes each with padding: 5.4 MiB; every PortInfoRecord of 64K ports at
+ * 72 bytes: 4.5 MiB; one source's PathRecords to every LID: 3 MiB).  What
+ * does not fit: every switch's LinearForwardingTableRecords in a fabric of
+ * more than about 1,200 switches (768 records of 72 bytes, 54 KiB, per
+ * switch) and an unrestricted all-pairs PathRecord table.  Other RMPP
+ * classes (device management, vendor) get 1 MiB.
+ */
+constexpr size_t rmpp_max_message(uint8_t mgmt_class)
+{
+	return mgmt_class == iba::mgmt_class::subn_adm ? size_t(64) << 20 : size_t(1) << 20;
+}
+
 class Agent;
 namespace rmpp {
 class Receiver;
@@ -188,6 +207,8 @@ private:
 	bool rmpp_receive(const Mad &m, const MadAddr &from);
 	void rmpp_ack_arrived(const Mad &m);
 	void rmpp_response_segment(const Mad &m, const MadAddr &from);
+	SendReq *rmpp_request_locked(const Mad &m);
+	bool rmpp_receiver_stopped(const Mad &m);
 	void arm_timer_locked();
 	void deliver_response(const Mad &m, const MadAddr &from);
 	void deliver_request(const Mad &m, const MadAddr &from);

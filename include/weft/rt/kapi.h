@@ -40,6 +40,11 @@ struct work_struct;
 #define WEFT_GFP_SLEEP 0u
 #define WEFT_GFP_ATOMIC 1u
 #define WEFT_GFP_ZERO 2u
+/*
+ * The size came from input (the wire, user space): failing is the caller's
+ * errno or counted drop, so the allocator must not WARN (__GFP_NOWARN).
+ */
+#define WEFT_GFP_NOWARN 4u
 
 void *weft_kmalloc(size_t size, unsigned int flags);
 void *weft_kvmalloc(size_t size, unsigned int flags);

@@ -101,6 +101,17 @@ void array_rejects_bad_sizes(Test &t)
 	WEFT_EXPECT_ERR(t, Array<uint64_t>::make(Gfp::Sleep, SIZE_MAX / 4), err::EINVAL);
 }
 
+/*
+ * A size from the wire or user space fails with ENOMEM and no WARN: kvmalloc
+ * refuses more than INT_MAX, and an atomic kmalloc above the largest page
+ * order, both with a splat (which fails the run) unless told not to.
+ */
+void input_sized_fails_quietly(Test &t)
+{
+	WEFT_EXPECT_ERR(t, Array<uint8_t>::make(Gfp::Sleep, size_t(3) << 30, Sized::ByInput), err::ENOMEM);
+	WEFT_EXPECT_ERR(t, Array<uint8_t>::make(Gfp::Atomic, size_t(64) << 20, Sized::ByInput), err::ENOMEM);
+}
+
 void plain_new_and_array_new(Test &t)
 {
 	auto *p = new (Gfp::Sleep) int[32];
@@ -120,4 +131,4 @@ WEFT_TEST_SUITE(weft_rt_alloc, WEFT_CASE(own_frees_on_scope_exit), WEFT_CASE(own
 		WEFT_CASE(injected_failure_is_enomem), WEFT_CASE(injection_counts_and_targets_nth),
 		WEFT_CASE(sticky_injection_fails_everything_after),
 		WEFT_CASE(array_is_zeroed_and_sized), WEFT_CASE(array_rejects_bad_sizes),
-		WEFT_CASE(plain_new_and_array_new));
+		WEFT_CASE(input_sized_fails_quietly), WEFT_CASE(plain_new_and_array_new));

@@ -11,6 +11,7 @@
  */
 #include <weft/alloc.h>
 #include <weft/test.h>
+#include <weft/mad/service.h>
 
 #include "../file.h"
 #include "../umad_kapi.h"
@@ -494,9 +495,81 @@ void port_gone(Test &t)
 	f.close();
 }
 
+/* User memory of @n bytes of which only the first @real exist: copying past them faults. */
+struct Sparse final : UserBuf {
+	const uint8_t *p;
+	size_t real;
+	Sparse(const void *buf, size_t real, size_t n) : UserBuf(n), p(static_cast<const uint8_t *>(buf)), real(real) {}
+	Result<void> copy_in(void *dst, size_t off, size_t n) override
+	{
+		if (off + n > real)
+			return Error(err::EFAULT);
+		__builtin_memcpy(dst, p + off, n);
+		return ok();
+	}
+	Result<void> copy_out(size_t, const void *, size_t) override { return Error(err::EFAULT); }
+};
+
+/*
+ * Issue 22: a write is capped at the class's longest RMPP message
+ * (mad::rmpp_max_message) with EINVAL, before anything that size is
+ * allocated or copied; a reader that never reads loses what is past
+ * File::max_queued, counted.
+ */
+void hostile_writes_and_idle_reader(Test &t)
+{
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	[[maybe_unused]] FakePort &port = e.port;
+	File &a = e.a, &b = e.b;
+	WEFT_ASSERT_OK(t, enable_pkey(a));
+	WEFT_ASSERT_OK(t, enable_pkey(b));
+	const size_t hs = abi::hdr_size;
+	const uint32_t sa_id = reg(a, reg_req(1, iba::mgmt_class::subn_adm, 2, 0, 1)).value();
+	Msg &m = request(e.m, hs, sa_id, iba::mgmt_class::subn_adm, 0x12, 0, 1);
+	const size_t sa_max = mad::rmpp_max_message(iba::mgmt_class::subn_adm);
+	WEFT_EXPECT_EQ(t, sa_max, size_t(64) << 20);
+	const size_t too_long[] = {sa_max + 1, size_t(0xffffffffu), SIZE_MAX - hs};
+	for (size_t len : too_long) {
+		Sparse huge(m.bytes, sizeof(m.bytes), hs + len);
+		WEFT_EXPECT_ERR(t, a.write(huge), err::EINVAL);
+	}
+	/* A vendor class's RMPP messages stop at 1 MiB: refused once the class is read. */
+	abi::RegReq v = reg_req(1, 0x32, 1, 0, 1);
+	v.oui[1] = 0x14;
+	const uint32_t vid = reg(a, v).value();
+	const size_t vmax = mad::rmpp_max_message(0x32);
+	auto buf = Array<uint8_t>::make(Gfp::Sleep, hs + vmax + 1);
+	WEFT_ASSERT_OK(t, buf);
+	Msg &vm = request(e.out, hs, vid, 0x32, iba::method::get, 0, 2);
+	__builtin_memcpy(buf.value().data(), vm.bytes, sizeof(vm.bytes));
+	Mem over(buf.value().data(), hs + vmax + 1);
+	WEFT_EXPECT_ERR(t, a.write(over), err::EINVAL);
+
+	/* b serves Get and never reads: a keeps sending. */
+	const uint32_t ida = reg(a, reg_req(1, perf, 1)).value();
+	WEFT_ASSERT_OK(t, reg(b, reg_req(1, perf, 1, 1u << iba::method::get)));
+	Msg &g = request(e.m, hs, ida, perf, iba::method::get, 0, 3);
+	const uint32_t extra = 10;
+	for (uint32_t i = 0; i < File::max_queued + extra; i++)
+		WEFT_ASSERT_EQ(t, write(a, g, hs + 256).value(), hs + 256);
+	WEFT_EXPECT_EQ(t, b.queued(), size_t(File::max_queued));
+	WEFT_EXPECT_EQ(t, b.dropped(), uint64_t(extra));
+	/* Reading one makes room for one. */
+	WEFT_ASSERT_EQ(t, read(b, e.in, sizeof(e.in.bytes)).value(), hs + 256);
+	WEFT_ASSERT_EQ(t, write(a, g, hs + 256).value(), hs + 256);
+	WEFT_ASSERT_EQ(t, write(a, g, hs + 256).value(), hs + 256);
+	WEFT_EXPECT_EQ(t, b.queued(), size_t(File::max_queued));
+	WEFT_EXPECT_EQ(t, b.dropped(), uint64_t(extra + 1));
+	a.close();
+	b.close();
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_umad_file, WEFT_CASE(method_mask), WEFT_CASE(register_rules),
 		WEFT_CASE(register_agent2), WEFT_CASE(write_validation), WEFT_CASE(request_response),
 		WEFT_CASE(old_header), WEFT_CASE(read_semantics), WEFT_CASE(timeout_comes_back),
-		WEFT_CASE(close_with_outstanding), WEFT_CASE(port_gone));
+		WEFT_CASE(close_with_outstanding), WEFT_CASE(port_gone),
+		WEFT_CASE(hostile_writes_and_idle_reader));
