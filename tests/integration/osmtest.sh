@@ -4,11 +4,11 @@
 # `osmtest -f a` then checks every SA query against it: node, port, path
 # (by LID pair and by GUID pair), MultiPathRecord (GetMulti, an RMPP
 # request from the client, and RMPP answer), GUIDInfo, P_Key, link,
-# service and InformInfo records.  Its GetTable answers come back through
-# weft_umad's kernel RMPP: a one-record table must read back as one
-# record (IBA 13.6.2.2 PayloadLength), not padded into three, which is
-# what the GUID-pair path validation tripped over ("Source GUID mismatch
-# ... received 0x0").
+# service and InformInfo records; then its flows v, s, e, m, q and t.
+# Its GetTable answers come back through weft_umad's kernel RMPP: a
+# one-record table must read back as one record (IBA 13.6.2.2
+# PayloadLength), not padded into three, which is what the GUID-pair path
+# validation tripped over ("Source GUID mismatch ... received 0x0").
 set -u
 fail=0
 bad() { echo "osmtest: $*"; fail=1; }
@@ -40,6 +40,15 @@ grep -q "path records validated using GUID based query" /tmp/osmtest-a.log ||
 	bad "the GUID-pair path validation did not run to its end"
 # What osmtest logged as errors outside its "expecting errors" brackets.
 awk '/Expecting Errors - START/{e=1} /Expecting Errors  -  END/{e=0; next} !e && / ERR [0-9A-F]{4}:/' /tmp/osmtest-a.log
+# Its other flows against the same inventory: validation, service
+# registration, event forwarding (InformInfo), multicast joins, QoS
+# tables (SLtoVL, VLArb), traps 64/65.
+for flow in v s e m q t; do
+	out=$(timeout 300 osmtest -f $flow -i $db -l /tmp/osmtest-$flow.log 2>&1)
+	rc=$?
+	grep 'TEST "' <<<"$out"
+	[ $rc = 0 ] && grep -q 'TEST ".*" PASS' <<<"$out" || bad "-f $flow failed (exit $rc): $(tail -3 <<<"$out")"
+done
 weft_sm_stop
 grep "ERR " /tmp/opensm.log | head -20
 weft_unload || fail=1

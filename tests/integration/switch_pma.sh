@@ -11,7 +11,8 @@
 #   2. A configfs subnet (weft0, weft1 on switch ports 1 and 2) under OpenSM:
 #      three corruptions injected on weft1's cable toward the switch show
 #      in ibqueryerrors as exactly PortRcvErrors == 3 on switch port 2;
-#      `ibqueryerrors -k` (a Set with PortSelect 0xFF) clears them.
+#      `ibqueryerrors -k` (a Set with PortSelect 0xFF) clears them; the
+#      cable cut and made again shows as LinkDownedCounter == 1 there.
 set -u
 fail=0
 bad() { echo "switch_pma: $*"; fail=1; }
@@ -117,6 +118,18 @@ run perfquery "$sw_lid" 2
 # -k: the error counters cleared through PortSelect 0xFF (IBA 16.1.3.5 AllPortSelect).
 run ibqueryerrors -k
 clean "after ibqueryerrors -k" 3 6
+# weft1's cable cut and made again: both ends count a LinkDowned (IBA
+# 16.1.3.5), and once OpenSM has the link ACTIVE again ibqueryerrors shows
+# it on switch port 2 and on weft1.
+echo 0 >$cfs/cables/c1/up && echo 1 >$cfs/cables/c1/up || bad "flapping weft1's cable"
+weft_wait_active weft1 || bad "weft1 not ACTIVE again after the flap"
+sleep 2
+run ibqueryerrors
+grep -q "^   GUID 0x[0-9a-f]* port 2: \[LinkDownedCounter == 1\]$" <<<"$out" ||
+	bad "ibqueryerrors: not LinkDownedCounter == 1 on switch port 2"
+grep -q "^Errors for \"Weft soft HCA\"" <<<"$out" || bad "ibqueryerrors: no errors for weft1"
+run perfquery "$(lid_of weft1)" 1
+[ "$(field LinkDownedCounter)" = 1 ] || bad "weft1 LinkDownedCounter '$(field LinkDownedCounter)'"
 weft_sm_stop
 rmdir $cfs/cables/c0 $cfs/cables/c1 $cfs/switches/s $cfs/hcas/h1 $cfs/hcas/h0 || bad "tearing down"
 weft_unload || fail=1
