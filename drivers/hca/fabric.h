@@ -102,6 +102,8 @@ struct PortCounters {
 	Atomic<uint64_t> xmit_words, rcv_words; /* 32-bit words, as IBA counts data */
 	Atomic<uint64_t> xmit_discards;		 /* no link, port not ACTIVE, no route */
 	Atomic<uint64_t> rcv_errors;		 /* malformed or bad CRC */
+	/* At a switch: arrived, and no LFT entry to forward it by (PortRcvSwitchRelayErrors) */
+	Atomic<uint64_t> switch_relay_errors;
 	Atomic<uint64_t> vl15_dropped;
 	Atomic<uint64_t> bad_pkey, bad_qkey;
 	Atomic<uint64_t> link_downed;
@@ -117,6 +119,12 @@ struct PortCounters {
 	/* What readers see (verbs sysfs, the PMA): each counter read atomically. */
 	verbs::PortCounterValues read() const;
 };
+
+/* IBA 10.9.3: P_Keys match on the low 15 bits if at least one is a full member. */
+constexpr bool pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) != 0 && ((a | b) & 0x8000);
+}
 
 class Node;
 class Capture;

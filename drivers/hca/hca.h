@@ -72,12 +72,6 @@ private:
 	Work events_work_; /* last: cancelled before anything it uses goes */
 };
 
-/* IBA 10.9.3: P_Keys match on the low 15 bits if at least one is a full member. */
-constexpr bool pkey_match(uint16_t a, uint16_t b)
-{
-	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) != 0 && ((a | b) & 0x8000);
-}
-
 } // namespace weft::hca
 
 #endif

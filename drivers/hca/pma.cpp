@@ -7,10 +7,11 @@
  * credits and no local link integrity checks, so SymbolErrorCounter,
  * LinkErrorRecoveryCounter, LocalLinkIntegrityErrors,
  * ExcessiveBufferOverrunErrors and PortXmitWait stay 0 (and PortXmitWait
- * is not announced).  PortRcvRemotePhysicalErrors (EBP-marked packets),
- * PortRcvSwitchRelayErrors and the constraint errors (switch partition
- * enforcement and raw filtering, 16.1.3.5) have no source at a CA; its
- * P_Key violations are counted in PortInfo.P_KeyViolations (14.2.5.6).
+ * is not announced).  PortRcvRemotePhysicalErrors (EBP-marked packets)
+ * and the constraint errors (switch partition enforcement and raw
+ * filtering, 16.1.3.5) have no source here; a CA's P_Key violations are
+ * counted in PortInfo.P_KeyViolations (14.2.5.6).
+ * PortRcvSwitchRelayErrors counts at a switch's ports only.
  */
 #include <weft/iba/smp_attrs.h>
 
@@ -52,7 +53,10 @@ struct PortRange {
 	bool empty() const { return first > last; }
 };
 
-/* IBA 16.1.3.5 PortSelect: 0xFF all ports (AllPortSelect); 0 at a CA, the arrival port. */
+/*
+ * IBA 16.1.3.5 PortSelect: 0xFF all external ports (AllPortSelect); 0 at
+ * a CA, the arrival port; 0 at a switch, its management port 0.
+ */
 PortRange select_ports(Node &node, const verbs::MadIn &in, uint8_t sel)
 {
 	const uint8_t n = node.port_count();
@@ -60,17 +64,24 @@ PortRange select_ports(Node &node, const verbs::MadIn &in, uint8_t sel)
 		return PortRange{1, n};
 	if (sel == 0 && !node.is_switch())
 		sel = in.port;
-	if (sel < 1 || sel > n || !node.port(sel))
+	const uint8_t lowest = node.is_switch() ? 0 : 1;
+	if (sel < lowest || sel > n || !node.port(sel))
 		return PortRange{};
 	return PortRange{sel, sel};
 }
 
 /* The counters of @r added up (one port: just its own). */
-PortCounterValues sum(Node &node, PortRange r)
+struct Sums : PortCounterValues {
+	uint64_t switch_relay_errors = 0; /* not among the verbs counters */
+};
+
+Sums sum(Node &node, PortRange r)
 {
-	PortCounterValues s;
+	Sums s;
 	for (unsigned i = r.first; i <= r.last; i++) {
-		PortCounterValues v = node.port(static_cast<uint8_t>(i))->counters.read();
+		const PortCounters &c = node.port(static_cast<uint8_t>(i))->counters;
+		PortCounterValues v = c.read();
+		s.switch_relay_errors += c.switch_relay_errors.load(Order::Relaxed);
 		s.xmit_packets += v.xmit_packets;
 		s.rcv_packets += v.rcv_packets;
 		s.xmit_words += v.xmit_words;
@@ -97,6 +108,7 @@ struct Clearable {
 constexpr Clearable pc_clearable[] = {
 	{iba::pc_select::link_downed, &PortCounters::link_downed},
 	{iba::pc_select::rcv_errors, &PortCounters::rcv_errors},
+	{iba::pc_select::rcv_switch_relay_errors, &PortCounters::switch_relay_errors},
 	{iba::pc_select::xmit_discards, &PortCounters::xmit_discards},
 	{iba::pc_select::vl15_dropped, &PortCounters::vl15_dropped},
 	{iba::pc_select::xmit_data, &PortCounters::xmit_words},
@@ -156,10 +168,11 @@ uint16_t class_port_info(Ctx &c)
 	return status::ok;
 }
 
-void fill_counters(iba::PortCounters &pc, const PortCounterValues &v)
+void fill_counters(iba::PortCounters &pc, const Sums &v)
 {
 	pc.link_downed.set(saturate<uint8_t>(v.link_downed));
 	pc.rcv_errors.set(saturate<uint16_t>(v.rcv_errors));
+	pc.rcv_switch_relay_errors.set(saturate<uint16_t>(v.switch_relay_errors));
 	pc.xmit_discards.set(saturate<uint16_t>(v.xmit_discards));
 	pc.vl15_dropped.set(saturate<uint16_t>(v.vl15_dropped));
 	pc.xmit_data.set(saturate<uint32_t>(v.xmit_words));
@@ -203,7 +216,7 @@ uint16_t port_counters_ext(Ctx &c)
 	if (r.empty())
 		return status::invalid_value;
 	auto &pc = c.out_data<iba::PortCountersExt>();
-	PortCounterValues v = sum(c.node, r);
+	const Sums v = sum(c.node, r);
 	pc.xmit_data.set(v.xmit_words);
 	pc.rcv_data.set(v.rcv_words);
 	pc.xmit_packets.set(v.xmit_packets);

@@ -7,6 +7,7 @@
  * the HCA's firmware: a datagram to it is answered right here, in the
  * receive path, and never reaches a verbs QP.
  */
+#include "fw_mad.h"
 #include "hca.h"
 #include "hca_module.h"
 #include "pma.h"
@@ -56,57 +57,25 @@ verbs::MadOutcome redirect(const Port &port, const iba::PmaMad &req, iba::PmaMad
  */
 void Hca::pma_qp_receive(Port &in, const Packet &p)
 {
-	const bool ud_mad = p.deth && p.payload.size() == iba::mad_size &&
-			    p.bth->opcode.get() == iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
-	if (!pma::redirected() || !ud_mad) {
+	if (!pma::redirected()) {
 		PortCounters::bump(in.counters.no_dest_qp);
 		return;
 	}
-	if (p.deth->qkey.get() != pma::redirect_qkey) {
-		PortCounters::bump(in.counters.bad_qkey);
+	FwDatagram d;
+	if (!fw_accept(p, in, in, pma::redirect_qkey, d))
 		return;
-	}
-	const uint16_t pkey = p.bth->pkey.get();
-	bool member = false;
-	for (uint16_t i = 0; i < Port::pkey_table_len && !member; i++)
-		member = pkey_match(pkey, in.pkeys[i].load(Order::Relaxed));
-	if (!member) {
-		PortCounters::bump(in.counters.bad_pkey);
-		return;
-	}
-	verbs::MadIn mi;
-	mi.port = in.num;
-	mi.slid = p.lrh->slid.get();
-	mi.sl = iba::Lrh::Sl::get(p.lrh->sl_lnh);
-	mi.src_qp = iba::Deth::SrcQp::get(p.deth->sqp);
 	iba::PmaMad resp;
-	const auto &req = *reinterpret_cast<const iba::PmaMad *>(p.payload.data());
-	if (pma::process(*this, mi, req, resp) != verbs::MadOutcome::Reply)
+	const auto &req = *reinterpret_cast<const iba::PmaMad *>(d.mad);
+	if (pma::process(*this, d.from, req, resp) != verbs::MadOutcome::Reply)
 		return;
 	__atomic_fetch_add(&weft_hca_pma_redirected_served, 1, __ATOMIC_RELAXED);
-	PacketSpec s;
-	s.sl = mi.sl;
-	s.dlid = mi.slid;
-	s.slid = in.lid.load(Order::Relaxed);
-	s.opcode = iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
-	s.pkey = pkey;
-	s.dqp = mi.src_qp;
-	s.sqp = pma::redirect_qpn;
-	s.qkey = p.deth->qkey.get(); /* IBA 13.5.1: the requester's QP1 shares the GSI Q_Key */
-	s.payload = ConstBytes(reinterpret_cast<const uint8_t *>(&resp), sizeof(resp));
-	auto len = packet_length(s);
-	auto pkt = len ? PacketBuf::alloc(Gfp::Atomic, static_cast<uint32_t>(len.value()))
-		       : Result<Own<PacketBuf>>(len.error());
+	/* IBA 13.5.1: the requester's QP1 shares the GSI Q_Key, the one the request carried. */
+	auto pkt = fw_answer(d, in.lid.load(Order::Relaxed), pma::redirect_qpn, pma::redirect_qkey,
+			     reinterpret_cast<const uint8_t *>(&resp));
 	if (!pkt) {
 		PortCounters::bump(in.counters.xmit_discards);
 		return;
 	}
-	auto built = build(Bytes(pkt.value()->data(), len.value()), s, false);
-	if (!built) {
-		PortCounters::bump(in.counters.xmit_discards);
-		return;
-	}
-	pkt.value()->len = static_cast<uint32_t>(built.value());
 	PortCounters::bump(in.counters.unicast_xmit);
 	in.transmit(pkt.take());
 }

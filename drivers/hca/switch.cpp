@@ -192,7 +192,12 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 	}
 	if (vl15 && for_smi(dlid))
 		return smi_receive(in, move(pkt));
+	if (!vl15 && for_port0(dlid)) {
+		PortCounters::bump(in.counters.unicast_rcv);
+		return gsi_receive(in, move(pkt));
+	}
 	if (dlid >= multicast_lid_base && dlid < permissive_lid) {
+		PortCounters::bump(in.counters.multicast_rcv);
 		/* IBA 18.2.4.3.3: every port in the mask but the one it came in on. */
 		uint64_t mask = mft(dlid) & ~(1ull << in.num);
 		for (uint8_t p = 1; p <= nports_; p++) {
@@ -208,12 +213,18 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 		}
 		return;
 	}
+	PortCounters::bump(in.counters.unicast_rcv);
 	uint8_t out = lft(dlid);
-	if (out == 0 || out > nports_ || out == no_port) {
-		/* Only SMPs are for port 0 (switch_smi.cpp). */
-		PortCounters::bump(in.counters.xmit_discards);
+	if (out == 0 || out > nports_) {
+		/*
+		 * IBA 16.1.3.5: a packet the switch relay cannot forward (no
+		 * LFT entry; port 0 takes only its own LIDs, above) counts in
+		 * the arrival port's PortRcvSwitchRelayErrors.
+		 */
+		PortCounters::bump(in.counters.switch_relay_errors);
 		return;
 	}
+	PortCounters::bump(ports_[out].counters.unicast_xmit);
 	forward(ports_[out], move(pkt), vl15);
 }
 

@@ -75,11 +75,16 @@ private:
 	void forward(Port &out, Own<PacketBuf> pkt, bool vl15);
 	/* The SMI of the management port (switch_smi.cpp). */
 	bool for_smi(uint16_t dlid) const;
+	/* A packet that ends at port 0: CRCs checked, parsed (into @out); failures counted at @in. */
+	bool port0_parse(Port &in, PacketBuf &pkt, Packet &out);
 	void smi_receive(Port &in, Own<PacketBuf> pkt);
 	void smi_answer(Port &in, const iba::Lrh &lrh, const uint8_t *req);
 	void smi_send(Own<PacketBuf> pkt, uint8_t port);
 	void smi_route(Own<PacketBuf> pkt, uint16_t dlid);
 	void smi_dr(Port &in, Own<PacketBuf> pkt, uint8_t from);
+	/* The GSI of the management port (switch_gsi.cpp): QP1, its PMA. */
+	bool for_port0(uint16_t dlid) const;
+	void gsi_receive(Port &in, Own<PacketBuf> pkt);
 	/* Trap 128 to the SM (switch_smi.cpp), from trap_work_, again until repressed. */
 	static void trap_tick(DelayedWork &w);
 	void send_trap_128(uint16_t sm_lid, uint16_t lid, uint64_t m_key, uint32_t tid);

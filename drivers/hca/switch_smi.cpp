@@ -67,22 +67,34 @@ bool Switch::for_smi(uint16_t dlid) const
 	return dlid == permissive_lid || (lid && (dlid & mask) == (lid & mask));
 }
 
-void Switch::smi_receive(Port &in, Own<PacketBuf> pkt)
+bool Switch::port0_parse(Port &in, PacketBuf &pkt, Packet &out)
 {
-	if (pkt->sealed) {
+	if (pkt.sealed) {
 		/* IBA 7.8.1: the packet ends here, so its ICRC is checked too. */
-		auto crc = check_crcs(pkt->bytes());
+		auto crc = check_crcs(pkt.bytes());
 		if (!crc || crc.value() != CrcCheck::Ok) {
 			PortCounters::bump(in.counters.rcv_errors);
-			return;
+			return false;
 		}
 	}
-	auto parsed = pkt->materialize() ? parse(pkt->bytes()) : Result<Packet>(Error(err::EFAULT));
-	if (!parsed || !is_smp(parsed.value())) {
+	auto parsed = pkt.materialize() ? parse(pkt.bytes()) : Result<Packet>(Error(err::EFAULT));
+	if (!parsed) {
+		PortCounters::bump(in.counters.rcv_errors);
+		return false;
+	}
+	out = parsed.value();
+	return true;
+}
+
+void Switch::smi_receive(Port &in, Own<PacketBuf> pkt)
+{
+	Packet p;
+	if (!port0_parse(in, *pkt, p))
+		return;
+	if (!is_smp(p)) {
 		PortCounters::bump(in.counters.rcv_errors);
 		return;
 	}
-	const Packet &p = parsed.value();
 	const auto &req = *reinterpret_cast<const iba::Smp *>(p.payload.data());
 	const uint16_t dlid = p.lrh->dlid.get();
 	if (req.mgmt_class.get() == iba::mgmt_class::subn_directed_route) {

@@ -310,6 +310,31 @@ void FileAgent::send_done(mad::Agent &, mad::SendReq &r)
 
 /* --- read and write -------------------------------------------------------------- */
 
+namespace {
+
+bool rmpp_active(const mad::Mad &m)
+{
+	const auto &h = *reinterpret_cast<const iba::RmppHeader *>(m.bytes + sizeof(iba::MadHeader));
+	return iba::RmppHeader::Flags::get(h.rtime_flags) & iba::rmpp_flag::active;
+}
+
+/*
+ * An RMPP-active MAD written shorter than 256 bytes is a message of just
+ * that length: IBA 13.6.2.2, PayloadLength counts the data the sender
+ * has, which in-tree is what was written.  A GetTableResp of one record
+ * then carries one record, not the zero padding after it as more
+ * (libvendor counts records by the reassembled length).
+ */
+Result<Array<uint8_t>> short_message(mad::SendReq &r, size_t len)
+{
+	auto whole = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, len));
+	__builtin_memcpy(whole.data(), r.mad.bytes, len);
+	r.long_msg = ConstBytes(whole.data(), len);
+	return whole;
+}
+
+} // namespace
+
 Result<size_t> File::write(UserBuf &buf)
 {
 	const size_t hs = hdr_size();
@@ -343,8 +368,10 @@ Result<size_t> File::write(UserBuf &buf)
 		p->req.long_msg = ConstBytes(whole.data(), mad_len);
 	} else {
 		WEFT_TRY(buf.copy_in(p->req.mad.bytes, hs, mad_len));
+		if (a->rmpp_version && mad_len < iba::mad_size && rmpp_active(p->req.mad))
+			whole = WEFT_TRY(short_message(p->req, mad_len));
 	}
-	if (whole.size())
+	if (whole.size() > iba::mad_size)
 		__builtin_memcpy(p->req.mad.bytes, whole.data(), iba::mad_size);
 	const iba::MadHeader &mh = p->req.mad.hdr();
 	if (whole.size() && mad_len > mad::rmpp_max_message(mh.mgmt_class.get()))

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the switch's GSI (drivers/hca/switch_gsi.cpp) on a private
+ * switch, with a recording node as the performance manager's CA port:
+ * PerfMgt GMPs to the switch's LID are answered from QP1 back to the
+ * sender's QP through the LFT; PortSelect names any external port, port
+ * 0 and all ports; a Set clears; the QP1 checks (Q_Key, P_Key, QP number)
+ * drop and count; other classes get "unsupported"; forwarded packets
+ * count unicast on both ports, unroutable ones a relay error.
+ */
+#include <weft/iba/pma.h>
+#include <weft/test.h>
+
+#include "../switch.h"
+#include "sample_packet.h"
+#include "sink.h"
+
+using namespace weft;
+using namespace weft::hca;
+using namespace weft::iba;
+using weft::hca::fixture::Sink;
+using weft::test::Test;
+
+namespace {
+
+constexpr uint16_t pm_lid = 7, sw_lid = 0x20, peer_lid = 9;
+constexpr uint32_t pm_qp = 0x55;
+
+/* A 4-port switch at sw_lid, the manager's port on its port 1 and a peer on port 2, all ACTIVE. */
+struct Rig {
+	Sink pm, peer;
+	Switch *sw = nullptr;
+	PmaMad req{}, resp{};
+	Lrh lrh{};
+	Bth bth{};
+	Deth deth{};
+
+	Result<void> up()
+	{
+		Fabric &f = Fabric::get();
+		sw = WEFT_TRY(Switch::create(4));
+		f.add(pm);
+		f.add(peer);
+		f.add(*sw);
+		WEFT_TRY(f.connect(pm.port_, *sw->port(1)));
+		WEFT_TRY(f.connect(peer.port_, *sw->port(2)));
+		for (uint8_t p = 1; p <= 2; p++)
+			sw->port(p)->set_link(verbs::PhysState::LinkUp, verbs::PortState::Active);
+		sw->port(0)->lid.store(sw_lid, Order::Relaxed);
+		sw->set_lft(pm_lid, 1);
+		sw->set_lft(peer_lid, 2);
+		return ok();
+	}
+	~Rig()
+	{
+		Fabric &f = Fabric::get();
+		f.remove(pm);
+		f.remove(peer);
+		if (sw) {
+			f.remove(*sw);
+			sw->put();
+		}
+	}
+	void request(uint8_t mth, uint16_t attr, uint8_t port_select = 1, uint16_t select = 0)
+	{
+		req = PmaMad{};
+		req.hdr.base_version.set(1);
+		req.hdr.mgmt_class.set(mgmt_class::perf);
+		req.hdr.class_version.set(pma_class_version);
+		req.hdr.method.set(mth);
+		req.hdr.tid.set(0x4242);
+		req.hdr.attr_id.set(attr);
+		auto &pc = *reinterpret_cast<iba::PortCounters *>(req.data);
+		pc.port_select.set(port_select);
+		pc.counter_select.set(select);
+	}
+	/* Send req from the manager's port as a GMP (UD SEND ONLY) to @dqp with @qkey and @pkey. */
+	Result<void> send(uint32_t dqp = gsi_qpn, uint32_t qkey = gsi_qkey, uint16_t pkey = 0xffff,
+			  uint16_t dlid = sw_lid)
+	{
+		PacketSpec s;
+		s.dlid = dlid;
+		s.slid = pm_lid;
+		s.sl = 3;
+		s.opcode = iba::opcode(Transport::Ud, op::SendOnly);
+		s.pkey = pkey;
+		s.dqp = dqp;
+		s.sqp = pm_qp;
+		s.qkey = qkey;
+		s.payload = ConstBytes(reinterpret_cast<const uint8_t *>(&req), sizeof(req));
+		size_t len = WEFT_TRY(packet_length(s));
+		auto pkt = WEFT_TRY(PacketBuf::alloc(Gfp::Sleep, static_cast<uint32_t>(len)));
+		pkt->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(pkt->data(), len), s)));
+		pkt->sealed = true;
+		pm.port_.transmit(move(pkt));
+		return ok();
+	}
+	/* The answer the manager's port got (into resp and its headers), if any. */
+	bool answered()
+	{
+		Own<PacketBuf> b = pm.take();
+		if (!b)
+			return false;
+		auto p = parse(b->bytes());
+		if (!p || !p.value().deth || p.value().payload.size() != sizeof(PmaMad))
+			return false;
+		__builtin_memcpy(&resp, p.value().payload.data(), sizeof(resp));
+		lrh = *p.value().lrh;
+		bth = *p.value().bth;
+		deth = *p.value().deth;
+		return true;
+	}
+	/* Ask and return the answer's status (0xffff: no answer). */
+	uint16_t ask(uint8_t mth, uint16_t attr, uint8_t port_select, uint16_t select = 0)
+	{
+		request(mth, attr, port_select, select);
+		if (!send() || !answered())
+			return 0xffff;
+		return resp.hdr.status.get();
+	}
+	const iba::PortCounters &pc() const { return *reinterpret_cast<const iba::PortCounters *>(resp.data); }
+	hca::PortCounters &c(uint8_t port) { return sw->port(port)->counters; }
+};
+
+Result<Own<Rig>> rig()
+{
+	auto r = WEFT_TRY(make_own<Rig>(Gfp::Sleep));
+	WEFT_TRY(r->up());
+	return r;
+}
+
+/* IBA 13.5.1, 16.1: ClassPortInfo from the switch's QP1, back to the asker's QP through the LFT. */
+void class_port_info_from_qp1(Test &t)
+{
+	auto own = rig();
+	WEFT_ASSERT_OK(t, own);
+	Rig &r = *own.value();
+	WEFT_ASSERT_EQ(t, r.ask(method::get, pma_attr::class_port_info, 0), uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.resp.hdr.method.get(), method::get_resp);
+	WEFT_EXPECT_EQ(t, r.resp.hdr.tid.get(), uint64_t(0x4242));
+	const auto &cpi = *reinterpret_cast<const ClassPortInfo *>(r.resp.data);
+	WEFT_EXPECT_EQ(t, cpi.capability_mask.get(), uint16_t(pma_cap::all_port_select | pma_cap::ext_width));
+	WEFT_EXPECT_EQ(t, r.lrh.dlid.get(), pm_lid);
+	WEFT_EXPECT_EQ(t, r.lrh.slid.get(), sw_lid);
+	WEFT_EXPECT_EQ(t, Lrh::Vl::get(r.lrh.vl_lver), uint8_t(0));
+	WEFT_EXPECT_EQ(t, Lrh::Sl::get(r.lrh.sl_lnh), uint8_t(3));
+	WEFT_EXPECT_EQ(t, Bth::DestQp::get(r.bth.dqp), pm_qp);
+	WEFT_EXPECT_EQ(t, Deth::SrcQp::get(r.deth.sqp), gsi_qpn);
+	WEFT_EXPECT_EQ(t, r.deth.qkey.get(), gsi_qkey);
+	WEFT_EXPECT_EQ(t, r.bth.pkey.get(), uint16_t(0xffff));
+	/* The request and the answer crossed port 1: unicast both ways. */
+	WEFT_EXPECT_EQ(t, r.c(1).unicast_rcv.load(Order::Relaxed), uint64_t(1));
+	WEFT_EXPECT_EQ(t, r.c(1).unicast_xmit.load(Order::Relaxed), uint64_t(1));
+	WEFT_EXPECT_FALSE(t, r.answered());
+}
+
+/* IBA 16.1.3.5: PortSelect 1..N, 0 (the management port) and 0xFF; a Set clears what CounterSelect names. */
+void port_counters_by_port_select(Test &t)
+{
+	auto own = rig();
+	WEFT_ASSERT_OK(t, own);
+	Rig &r = *own.value();
+	r.c(3).rcv_errors.store(5, Order::Relaxed);
+	r.c(4).rcv_errors.store(2, Order::Relaxed);
+	r.c(0).vl15_dropped.store(4, Order::Relaxed);
+	WEFT_ASSERT_EQ(t, r.ask(method::get, pma_attr::port_counters, 3), uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.pc().port_select.get(), uint8_t(3));
+	WEFT_EXPECT_EQ(t, r.pc().rcv_errors.get(), uint16_t(5));
+	WEFT_ASSERT_EQ(t, r.ask(method::get, pma_attr::port_counters, 0), uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.pc().vl15_dropped.get(), uint16_t(4));
+	WEFT_EXPECT_EQ(t, r.pc().rcv_errors.get(), uint16_t(0));
+	WEFT_ASSERT_EQ(t, r.ask(method::get, pma_attr::port_counters, pma_all_ports), uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.pc().rcv_errors.get(), uint16_t(7));
+	/* Port 1 carried the earlier requests in, their answers out. */
+	WEFT_EXPECT_GE(t, r.pc().rcv_packets.get(), uint32_t(3));
+	WEFT_EXPECT_EQ(t, r.ask(method::get, pma_attr::port_counters, 5), mad_status::invalid_value);
+	WEFT_EXPECT_EQ(t, r.ask(method::set, pma_attr::port_counters, pma_all_ports, pc_select::rcv_errors),
+			uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.pc().rcv_errors.get(), uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.c(3).rcv_errors.load(Order::Relaxed), uint64_t(0));
+	WEFT_EXPECT_EQ(t, r.c(4).rcv_errors.load(Order::Relaxed), uint64_t(0));
+	WEFT_EXPECT_EQ(t, r.ask(method::get, pma_attr::port_counters_ext, 1), uint16_t(0));
+}
+
+/* IBA 13.5.1 and 10.9.3: QP1's checks drop and count; 13.4.7: other classes are unsupported. */
+void qp1_checks_and_other_classes(Test &t)
+{
+	auto own = rig();
+	WEFT_ASSERT_OK(t, own);
+	Rig &r = *own.value();
+	hca::PortCounters &mp = r.c(0);
+	r.request(method::get, pma_attr::class_port_info);
+	WEFT_ASSERT_OK(t, r.send(gsi_qpn, 0x1234));
+	WEFT_EXPECT_FALSE(t, r.answered());
+	WEFT_EXPECT_EQ(t, mp.bad_qkey.load(Order::Relaxed), uint64_t(1));
+	WEFT_ASSERT_OK(t, r.send(gsi_qpn, gsi_qkey, 0x8005));
+	WEFT_EXPECT_FALSE(t, r.answered());
+	WEFT_EXPECT_EQ(t, mp.bad_pkey.load(Order::Relaxed), uint64_t(1));
+	WEFT_ASSERT_OK(t, r.send(2));
+	WEFT_EXPECT_FALSE(t, r.answered());
+	WEFT_EXPECT_EQ(t, mp.no_dest_qp.load(Order::Relaxed), uint64_t(1));
+	/* A response is for a manager, not for the switch. */
+	r.request(method::get_resp, pma_attr::class_port_info);
+	WEFT_ASSERT_OK(t, r.send());
+	WEFT_EXPECT_FALSE(t, r.answered());
+	/* DevMgt Get: no agent here. */
+	r.request(method::get, pma_attr::class_port_info);
+	r.req.hdr.mgmt_class.set(mgmt_class::dev_mgt);
+	WEFT_ASSERT_OK(t, r.send());
+	WEFT_ASSERT_TRUE(t, r.answered());
+	WEFT_EXPECT_EQ(t, r.resp.hdr.method.get(), method::get_resp);
+	WEFT_EXPECT_EQ(t, r.resp.hdr.status.get(), mad_status::method_unsupported);
+	/* No route back to the asker: dropped, counted at port 0. */
+	r.sw->set_lft(pm_lid, no_port);
+	r.request(method::get, pma_attr::class_port_info);
+	WEFT_ASSERT_OK(t, r.send());
+	WEFT_EXPECT_FALSE(t, r.answered());
+	WEFT_EXPECT_EQ(t, mp.xmit_discards.load(Order::Relaxed), uint64_t(1));
+}
+
+/*
+ * Forwarded unicast counts in the arrival port's PortUnicastRcvPkts and
+ * the out port's PortUnicastXmitPkts; what cannot be forwarded, in the
+ * arrival port's PortRcvSwitchRelayErrors.
+ */
+void forwarded_unicast_counted(Test &t)
+{
+	auto own = rig();
+	WEFT_ASSERT_OK(t, own);
+	Rig &r = *own.value();
+	r.request(method::get, pma_attr::class_port_info);
+	WEFT_ASSERT_OK(t, r.send(gsi_qpn, gsi_qkey, 0xffff, peer_lid));
+	WEFT_EXPECT_EQ(t, r.peer.count(), size_t(1));
+	WEFT_EXPECT_EQ(t, r.c(1).unicast_rcv.load(Order::Relaxed), uint64_t(1));
+	WEFT_EXPECT_EQ(t, r.c(2).unicast_xmit.load(Order::Relaxed), uint64_t(1));
+	WEFT_EXPECT_EQ(t, r.c(2).xmit_packets.load(Order::Relaxed), uint64_t(1));
+	WEFT_EXPECT_FALSE(t, r.answered());
+	/* IBA 16.1.3.5: no LFT entry for the DLID: a relay error of the arrival port, in PortCounters. */
+	WEFT_ASSERT_OK(t, r.send(gsi_qpn, gsi_qkey, 0xffff, 0x33));
+	WEFT_EXPECT_EQ(t, r.c(1).switch_relay_errors.load(Order::Relaxed), uint64_t(1));
+	WEFT_EXPECT_EQ(t, r.c(1).xmit_discards.load(Order::Relaxed), uint64_t(0));
+	WEFT_ASSERT_EQ(t, r.ask(method::get, pma_attr::port_counters, 1), uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.pc().rcv_switch_relay_errors.get(), uint16_t(1));
+	WEFT_ASSERT_EQ(t, r.ask(method::set, pma_attr::port_counters, 1, pc_select::rcv_switch_relay_errors),
+			uint16_t(0));
+	WEFT_EXPECT_EQ(t, r.c(1).switch_relay_errors.load(Order::Relaxed), uint64_t(0));
+}
+
+} // namespace
+
+WEFT_TEST_SUITE(weft_hca_switch_gsi, WEFT_CASE(class_port_info_from_qp1), WEFT_CASE(port_counters_by_port_select),
+		WEFT_CASE(qp1_checks_and_other_classes), WEFT_CASE(forwarded_unicast_counted));
