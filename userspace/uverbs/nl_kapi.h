@@ -89,6 +89,7 @@ WEFT_C_BEGIN
 #define WEFT_NLDEV_ATTR_CHARDEV 72		/* u64 */
 #define WEFT_NLDEV_ATTR_UVERBS_DRIVER_ID 73	/* u32 */
 #define WEFT_NLDEV_ATTR_DEV_DIM 84		/* u8 */
+#define WEFT_NLDEV_ATTR_DRIVER_DETAILS 97	/* u8: `rdma -dd`, driver-internal objects too */
 #define WEFT_NLDEV_SYS_ATTR_COPY_ON_FORK 93	/* u8 */
 
 /* RDMA_NLDEV_ATTR_CHARDEV_TYPE_SIZE: client names are shorter than this. */
@@ -107,6 +108,7 @@ unsigned int weft_nl_op(const struct weft_nl_req *r);
 bool weft_nl_is_dump(const struct weft_nl_req *r);
 /* Attribute values: true (and *v set) when the request carries the attribute. */
 bool weft_nl_get_u32(const struct weft_nl_req *r, unsigned int attr, uint32_t *v);
+bool weft_nl_get_u8(const struct weft_nl_req *r, unsigned int attr, uint8_t *v);
 /* A string attribute, truncated to @size - 1 and NUL-terminated. */
 bool weft_nl_get_str(const struct weft_nl_req *r, unsigned int attr, char *buf, size_t size);
 /* A dump's position between calls (cb->args[0..1]), 0 at the start. */

@@ -18,6 +18,10 @@
  * dump lists one device's objects (DEV_INDEX required, PORT_INDEX filters
  * QPs); a doit names one object by its id (LQPN with a port, or
  * PDN/CQN/MRN without one), as in-tree.
+ *
+ * Driver-internal objects (in-tree's RESTRACK_DD, shown with `rdma -dd`):
+ * the MR uverbs registers over a user QP's send ring in the process's
+ * context.  Counts and dumps leave them out unless DRIVER_DETAILS is set.
  */
 #include "nldev.h"
 
@@ -51,6 +55,19 @@ struct Fill {
 	uint32_t port; /* 0, or only QPs of this port */
 };
 
+/* The request asks for driver-internal objects too (`rdma -dd`). */
+bool details(weft_nl_req *r)
+{
+	uint8_t v = 0;
+	return weft_nl_get_u8(r, WEFT_NLDEV_ATTR_DRIVER_DETAILS, &v) && v;
+}
+
+/* A process registers only user memory: any other MR in its context is uverbs' own. */
+bool internal(const Context &c, const verbs::Mr &mr)
+{
+	return c.is_user() && mr.kind != verbs::MrKind::User;
+}
+
 /* A kind's command, its table and entry nests, the id attribute, and whether it is per device (no port). */
 struct Tags {
 	unsigned int cmd, table, entry, id_attr;
@@ -63,6 +80,7 @@ struct QpRes {
 				    WEFT_NLDEV_ATTR_RES_LQPN, false};
 	static List<T, &T::node> &list(const Objects &o) { return o.qps; }
 	static uint32_t id(const T &qp) { return qp.qpn; }
+	static bool internal(const Context &, const T &) { return false; }
 
 	static Result<void> fill(const Fill &f, Context &c, const Objects &, T &qp)
 	{
@@ -101,6 +119,7 @@ struct CqRes {
 				    WEFT_NLDEV_ATTR_RES_CQN, true};
 	static List<T, &T::node> &list(const Objects &o) { return o.cqs; }
 	static uint32_t id(const T &cq) { return cq.res_id; }
+	static bool internal(const Context &, const T &) { return false; }
 
 	/* enum ib_poll_context: a handler in the producer's context is softirq-like. */
 	static constexpr uint8_t poll_softirq = 1, poll_workqueue = 2;
@@ -129,6 +148,7 @@ struct MrRes {
 				    WEFT_NLDEV_ATTR_RES_MRN, true};
 	static List<T, &T::node> &list(const Objects &o) { return o.mrs; }
 	static uint32_t id(const T &mr) { return mr.res_id; }
+	static bool internal(const Context &c, const T &mr) { return nl::internal(c, mr); }
 
 	static Result<void> fill(const Fill &f, Context &c, const Objects &, T &mr)
 	{
@@ -150,6 +170,7 @@ struct PdRes {
 				    WEFT_NLDEV_ATTR_RES_PDN, true};
 	static List<T, &T::node> &list(const Objects &o) { return o.pds; }
 	static uint32_t id(const T &pd) { return pd.res_id; }
+	static bool internal(const Context &, const T &) { return false; }
 
 	/*
 	 * In-tree a kernel PD's local_dma_lkey is its internal all-memory MR's
@@ -228,8 +249,9 @@ template <typename K> Result<void> dump_device(weft_nl_req *r, UDevice &u)
 	long idx = 0;
 	bool filled = false;
 	Result<void> failed = ok();
+	const bool all = details(r);
 	each<K>(u.dev(), [&](Context &c, const Objects &o, typename K::T &obj) {
-		if (idx < cursor[0]) {
+		if (idx < cursor[0] || (!all && K::internal(c, obj))) {
 			idx++;
 			return true;
 		}
@@ -298,7 +320,7 @@ struct Counts {
 	uint64_t pd = 0, cq = 0, qp = 0, mr = 0, ctx = 0, srq = 0;
 };
 
-Counts count(verbs::Device &d)
+Counts count(verbs::Device &d, bool all)
 {
 	Counts n;
 	d.for_each_context([&](Context &c) {
@@ -308,7 +330,8 @@ Counts count(verbs::Device &d)
 			n.pd += o.pds.size();
 			n.cq += o.cqs.size();
 			n.qp += o.qps.size();
-			n.mr += o.mrs.size();
+			for (verbs::Mr &mr : o.mrs)
+				n.mr += all || !internal(c, mr);
 			n.srq += o.srqs.size();
 		});
 		return true;
@@ -330,9 +353,10 @@ Result<void> put_summary_entry(weft_nl_req *r, const char *name, uint64_t curr)
 	return ok();
 }
 
+/* In-tree: the doit honours DRIVER_DETAILS, the dump does not. */
 Result<void> fill_summary(weft_nl_req *r, UDevice &u)
 {
-	const Counts n = count(u.dev());
+	const Counts n = count(u.dev(), !weft_nl_is_dump(r) && details(r));
 	WEFT_TRY(fill_handle(r, u));
 	weft_nl_nest *t = weft_nl_nest_start(r, WEFT_NLDEV_ATTR_RES_SUMMARY);
 	if (!t)

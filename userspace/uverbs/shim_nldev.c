@@ -58,6 +58,7 @@ static_assert(WEFT_NLDEV_ATTR_CHARDEV_ABI == RDMA_NLDEV_ATTR_CHARDEV_ABI);
 static_assert(WEFT_NLDEV_ATTR_CHARDEV == RDMA_NLDEV_ATTR_CHARDEV);
 static_assert(WEFT_NLDEV_ATTR_UVERBS_DRIVER_ID == RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID);
 static_assert(WEFT_NLDEV_ATTR_DEV_DIM == RDMA_NLDEV_ATTR_DEV_DIM);
+static_assert(WEFT_NLDEV_ATTR_DRIVER_DETAILS == RDMA_NLDEV_ATTR_DRIVER_DETAILS);
 static_assert(WEFT_NLDEV_SYS_ATTR_COPY_ON_FORK == RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK);
 static_assert(WEFT_RDMA_DRIVER_RXE == RDMA_DRIVER_RXE);
 static_assert(WEFT_NLDEV_CMD_RES_GET == RDMA_NLDEV_CMD_RES_GET);
@@ -118,6 +119,7 @@ static const struct nla_policy weft_nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_RES_PDN] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_RES_CQN] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_RES_MRN] = { .type = NLA_U32 },
+	[RDMA_NLDEV_ATTR_DRIVER_DETAILS] = { .type = NLA_U8 },
 };
 
 struct weft_nl_req {
@@ -147,6 +149,14 @@ bool weft_nl_get_u32(const struct weft_nl_req *r, unsigned int attr, uint32_t *v
 	if (attr >= RDMA_NLDEV_ATTR_MAX || !r->tb[attr])
 		return false;
 	*v = nla_get_u32(r->tb[attr]);
+	return true;
+}
+
+bool weft_nl_get_u8(const struct weft_nl_req *r, unsigned int attr, uint8_t *v)
+{
+	if (attr >= RDMA_NLDEV_ATTR_MAX || !r->tb[attr])
+		return false;
+	*v = nla_get_u8(r->tb[attr]);
 	return true;
 }
 
