@@ -9,6 +9,7 @@
 #include <weft/verbs/verbs.h>
 
 #include "qp_transition.h"
+#include "task_kapi.h"
 
 namespace weft::verbs {
 
@@ -45,18 +46,36 @@ static void modify_step(Qp &qp, ModifyStep step)
 }
 
 Context::Context(Device &d, const char *o)
-	: dev(d), owner(o), lock_(WEFT_LOCK_CLASS("weft_verbs_context"))
+	: dev(d), owner(o), res_id(d.next_res_id(Device::ResKind::Ctx)),
+	  lock_(WEFT_LOCK_CLASS("weft_verbs_context"))
 {
 }
 
-Result<Context *> Context::open(Device &dev, const char *owner)
+Result<Context *> Context::make(Device &dev, const char *owner, bool user)
 {
 	auto *ctx = new (Gfp::Sleep) Context(dev, owner);
 	if (!ctx)
 		return Error(err::ENOMEM);
+	if (user)
+		ctx->task_ = weft_task_current_tgid(ctx->comm_);
 	dev.get();
 	dev.contexts_.lock()->push_back(*ctx);
 	return ctx;
+}
+
+Result<Context *> Context::open(Device &dev, const char *owner)
+{
+	return make(dev, owner, false);
+}
+
+Result<Context *> Context::open_user(Device &dev, const char *owner)
+{
+	return make(dev, owner, true);
+}
+
+uint32_t Context::owner_pid() const
+{
+	return task_ ? weft_task_pid_vnr(task_) : 0;
 }
 
 void Context::close(bool expect_empty)
@@ -88,6 +107,8 @@ void Context::close(bool expect_empty)
 		while (Pd *pd = pds_.pop_front())
 			delete pd;
 	}
+	if (task_)
+		weft_task_put(task_);
 	Device &d = dev;
 	delete this;
 	d.put();
@@ -109,6 +130,7 @@ Result<Pd *> Context::alloc_pd()
 	auto *pd = new (Gfp::Sleep) Pd(*this, next_pd_++);
 	if (!pd)
 		return Error(err::ENOMEM);
+	pd->res_id = dev.next_res_id(Device::ResKind::Pd);
 	pds_.push_back(*pd);
 	return pd;
 }
@@ -174,6 +196,7 @@ Result<void> Context::publish_mr_locked(Mr &mr)
 	const uint32_t key = WEFT_TRY(dev.insert_mr(mr));
 	mr.lkey = key;
 	mr.rkey = mr.access & (access::remote_read | access::remote_write | access::remote_atomic) ? key : 0;
+	mr.res_id = dev.next_res_id(Device::ResKind::Mr);
 	mr.pd.usecnt++;
 	mrs_.push_back(mr);
 	return ok();
@@ -239,6 +262,7 @@ Result<Mr *> Context::alloc_fast_reg_mr(Pd *pd, uint32_t max_pages)
 		return key.error();
 	}
 	mr->lkey = mr->rkey = key.value();
+	mr->res_id = dev.next_res_id(Device::ResKind::Mr);
 	pd->usecnt++;
 	mrs_.push_back(*mr);
 	return mr;
@@ -284,6 +308,8 @@ Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg
 	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg, hc, cpu, sink);
 	if (!cq)
 		return Error(err::ENOMEM);
+	cq->cqe.store(cqe, Order::Relaxed);
+	cq->res_id = dev.next_res_id(Device::ResKind::Cq);
 	cqs_.push_back(*cq);
 	return cq;
 }

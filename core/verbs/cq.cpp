@@ -212,6 +212,7 @@ Result<void> Cq::resize(uint32_t cqe)
 		fresh[i] = ring_[(head_ + i) % ring_size_];
 	swap(ring_, fresh);
 	ring_size_ = ring_.size();
+	this->cqe.store(cqe, Order::Relaxed);
 	head_ = 0;
 	tail_ = used;
 	return ok();

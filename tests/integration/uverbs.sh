@@ -102,7 +102,7 @@ rdma_check -
 out=$(rdma dev show weft1 -d 2>&1) || bad "rdma dev show weft1 -d: $out"
 grep -q "caps: <" <<<"$out" || bad "rdma dev -d: no caps: $out"
 out=$(rdma link show weft0/2 2>&1) && bad "rdma link show weft0/2 succeeded: $out"
-echo "rdma res (resource tracking is not implemented yet): $(rdma res 2>&1)"
+echo "rdma res (uverbs_res.sh checks it): $(rdma res 2>&1)"
 # Another namespace sees the same devices (shared mode).
 weft_host_add h1 || bad "netns h1"
 rdma_check h1

@@ -78,7 +78,7 @@ Result<void> cmd_get_context(Call &c)
 		return Error(err::EINVAL);
 	verbs::Device &dev = f.device();
 	Ref<EventQueue> events = WEFT_TRY(make_ref<EventQueue>(Gfp::Sleep));
-	verbs::Context *ctx = WEFT_TRY(verbs::Context::open(dev, "uverbs"));
+	verbs::Context *ctx = WEFT_TRY(verbs::Context::open_user(dev, "uverbs"));
 
 	/* The event file takes a reference of its own. */
 	int fd = -1, e = 0;

@@ -11,25 +11,22 @@
  *   GET_CHARDEV        uverbsN: its number, ABI (rxe's 1), name, and the
  *                      driver id RDMA_DRIVER_RXE that binds librxe
  *   SYS_GET            netns mode "shared", copy-on-fork
+ *   RES_*              resource tracking (nldev_res.cpp)
  *
- * Everything else is EOPNOTSUPP (resource tracking, statistics, renames,
- * netns moves, links are not Weft's yet).  Errors are the in-tree ones:
+ * Everything else is EOPNOTSUPP (statistics, renames, netns moves, links
+ * are not Weft's yet).  Errors are the in-tree ones:
  * EINVAL for a missing or unknown device index or port.
  */
 #include <weft/log.h>
 
 #include "commands.h"
-#include "device.h"
-#include "nl_kapi.h"
+#include "nldev.h"
 
 namespace weft::uverbs {
 
-namespace {
+namespace nl {
 
-Result<void> put(int rc)
-{
-	return from_errno(rc);
-}
+namespace {
 
 /* In-tree rdma_start_port()/rdma_end_port(): a switch has only its port 0. */
 uint32_t start_port(verbs::Device &d)
@@ -42,6 +39,8 @@ uint32_t end_port(verbs::Device &d)
 	return d.node_type() == verbs::NodeType::Switch ? 0 : d.num_ports();
 }
 
+} // namespace
+
 bool port_valid(verbs::Device &d, uint32_t port)
 {
 	return port >= start_port(d) && port <= end_port(d);
@@ -52,6 +51,16 @@ Result<void> fill_handle(weft_nl_req *r, UDevice &u)
 	WEFT_TRY(put(weft_nl_put_u32(r, WEFT_NLDEV_ATTR_DEV_INDEX, u.index)));
 	return put(weft_nl_put_str(r, WEFT_NLDEV_ATTR_DEV_NAME, u.dev().name()));
 }
+
+Result<uint32_t> need_u32(weft_nl_req *r, unsigned int attr)
+{
+	uint32_t v;
+	if (!weft_nl_get_u32(r, attr, &v))
+		return Error(err::EINVAL);
+	return v;
+}
+
+namespace {
 
 Result<void> fill_dev(weft_nl_req *r, UDevice &u)
 {
@@ -94,37 +103,6 @@ Result<void> fill_port(weft_nl_req *r, UDevice &u, uint32_t port)
 	WEFT_TRY(put(weft_nl_put_u8(r, WEFT_NLDEV_ATTR_PORT_STATE, static_cast<uint8_t>(a.state))));
 	return put(weft_nl_put_u8(r, WEFT_NLDEV_ATTR_PORT_PHYS_STATE,
 				  static_cast<uint8_t>(a.phys_state)));
-}
-
-/* One message: begun, filled, ended, or cancelled on any failure. */
-template <typename F> Result<void> message(weft_nl_req *r, unsigned int cmd, F fill)
-{
-	WEFT_TRY(put(weft_nl_begin(r, cmd)));
-	auto filled = fill();
-	if (!filled) {
-		weft_nl_cancel(r);
-		return filled;
-	}
-	weft_nl_end(r);
-	return ok();
-}
-
-Result<uint32_t> need_u32(weft_nl_req *r, unsigned int attr)
-{
-	uint32_t v;
-	if (!weft_nl_get_u32(r, attr, &v))
-		return Error(err::EINVAL);
-	return v;
-}
-
-/* A device by the request's index; EINVAL for none (in-tree). */
-template <typename F> Result<void> on_device(weft_nl_req *r, F fn)
-{
-	const uint32_t index = WEFT_TRY(need_u32(r, WEFT_NLDEV_ATTR_DEV_INDEX));
-	auto done = table().with_device(index, fn);
-	if (!done && done.error().code() == err::ENODEV)
-		return Error(err::EINVAL);
-	return done;
 }
 
 Result<void> get_doit(weft_nl_req *r)
@@ -224,13 +202,18 @@ Result<void> sys_get(weft_nl_req *r)
 
 } // namespace
 
+} // namespace nl
+
 } // namespace weft::uverbs
 
 using namespace weft;
 using namespace weft::uverbs;
+using namespace weft::uverbs::nl;
 
 int weft_uverbs_nl_supported(unsigned int op, bool dump)
 {
+	if (res_handles(op))
+		return 0;
 	switch (op) {
 	case WEFT_NLDEV_CMD_GET:
 	case WEFT_NLDEV_CMD_PORT_GET:
@@ -246,6 +229,8 @@ int weft_uverbs_nl_supported(unsigned int op, bool dump)
 int weft_uverbs_nl_request(struct weft_nl_req *r)
 {
 	const bool dump = weft_nl_is_dump(r);
+	if (res_handles(weft_nl_op(r)))
+		return res_request(r, weft_nl_op(r), dump).to_errno();
 	switch (weft_nl_op(r)) {
 	case WEFT_NLDEV_CMD_GET:
 		return (dump ? get_dump(r) : get_doit(r)).to_errno();

@@ -58,8 +58,48 @@ static_assert(WEFT_NLDEV_ATTR_CHARDEV_ABI == RDMA_NLDEV_ATTR_CHARDEV_ABI);
 static_assert(WEFT_NLDEV_ATTR_CHARDEV == RDMA_NLDEV_ATTR_CHARDEV);
 static_assert(WEFT_NLDEV_ATTR_UVERBS_DRIVER_ID == RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID);
 static_assert(WEFT_NLDEV_ATTR_DEV_DIM == RDMA_NLDEV_ATTR_DEV_DIM);
+static_assert(WEFT_NLDEV_ATTR_DRIVER_DETAILS == RDMA_NLDEV_ATTR_DRIVER_DETAILS);
 static_assert(WEFT_NLDEV_SYS_ATTR_COPY_ON_FORK == RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK);
 static_assert(WEFT_RDMA_DRIVER_RXE == RDMA_DRIVER_RXE);
+static_assert(WEFT_NLDEV_CMD_RES_GET == RDMA_NLDEV_CMD_RES_GET);
+static_assert(WEFT_NLDEV_CMD_RES_QP_GET == RDMA_NLDEV_CMD_RES_QP_GET);
+static_assert(WEFT_NLDEV_CMD_RES_CM_ID_GET == RDMA_NLDEV_CMD_RES_CM_ID_GET);
+static_assert(WEFT_NLDEV_CMD_RES_CQ_GET == RDMA_NLDEV_CMD_RES_CQ_GET);
+static_assert(WEFT_NLDEV_CMD_RES_MR_GET == RDMA_NLDEV_CMD_RES_MR_GET);
+static_assert(WEFT_NLDEV_CMD_RES_PD_GET == RDMA_NLDEV_CMD_RES_PD_GET);
+static_assert(WEFT_NLDEV_ATTR_RES_SUMMARY == RDMA_NLDEV_ATTR_RES_SUMMARY);
+static_assert(WEFT_NLDEV_ATTR_RES_SUMMARY_ENTRY == RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY);
+static_assert(WEFT_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME == RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME);
+static_assert(WEFT_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR == RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR);
+static_assert(WEFT_NLDEV_ATTR_RES_QP == RDMA_NLDEV_ATTR_RES_QP);
+static_assert(WEFT_NLDEV_ATTR_RES_QP_ENTRY == RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+static_assert(WEFT_NLDEV_ATTR_RES_LQPN == RDMA_NLDEV_ATTR_RES_LQPN);
+static_assert(WEFT_NLDEV_ATTR_RES_RQPN == RDMA_NLDEV_ATTR_RES_RQPN);
+static_assert(WEFT_NLDEV_ATTR_RES_RQ_PSN == RDMA_NLDEV_ATTR_RES_RQ_PSN);
+static_assert(WEFT_NLDEV_ATTR_RES_SQ_PSN == RDMA_NLDEV_ATTR_RES_SQ_PSN);
+static_assert(WEFT_NLDEV_ATTR_RES_PATH_MIG_STATE == RDMA_NLDEV_ATTR_RES_PATH_MIG_STATE);
+static_assert(WEFT_NLDEV_ATTR_RES_TYPE == RDMA_NLDEV_ATTR_RES_TYPE);
+static_assert(WEFT_NLDEV_ATTR_RES_STATE == RDMA_NLDEV_ATTR_RES_STATE);
+static_assert(WEFT_NLDEV_ATTR_RES_PID == RDMA_NLDEV_ATTR_RES_PID);
+static_assert(WEFT_NLDEV_ATTR_RES_KERN_NAME == RDMA_NLDEV_ATTR_RES_KERN_NAME);
+static_assert(WEFT_NLDEV_ATTR_RES_CQ == RDMA_NLDEV_ATTR_RES_CQ);
+static_assert(WEFT_NLDEV_ATTR_RES_CQ_ENTRY == RDMA_NLDEV_ATTR_RES_CQ_ENTRY);
+static_assert(WEFT_NLDEV_ATTR_RES_CQE == RDMA_NLDEV_ATTR_RES_CQE);
+static_assert(WEFT_NLDEV_ATTR_RES_USECNT == RDMA_NLDEV_ATTR_RES_USECNT);
+static_assert(WEFT_NLDEV_ATTR_RES_POLL_CTX == RDMA_NLDEV_ATTR_RES_POLL_CTX);
+static_assert(WEFT_NLDEV_ATTR_RES_MR == RDMA_NLDEV_ATTR_RES_MR);
+static_assert(WEFT_NLDEV_ATTR_RES_MR_ENTRY == RDMA_NLDEV_ATTR_RES_MR_ENTRY);
+static_assert(WEFT_NLDEV_ATTR_RES_RKEY == RDMA_NLDEV_ATTR_RES_RKEY);
+static_assert(WEFT_NLDEV_ATTR_RES_LKEY == RDMA_NLDEV_ATTR_RES_LKEY);
+static_assert(WEFT_NLDEV_ATTR_RES_MRLEN == RDMA_NLDEV_ATTR_RES_MRLEN);
+static_assert(WEFT_NLDEV_ATTR_RES_PD == RDMA_NLDEV_ATTR_RES_PD);
+static_assert(WEFT_NLDEV_ATTR_RES_PD_ENTRY == RDMA_NLDEV_ATTR_RES_PD_ENTRY);
+static_assert(WEFT_NLDEV_ATTR_RES_LOCAL_DMA_LKEY == RDMA_NLDEV_ATTR_RES_LOCAL_DMA_LKEY);
+static_assert(WEFT_NLDEV_ATTR_RES_UNSAFE_GLOBAL_RKEY == RDMA_NLDEV_ATTR_RES_UNSAFE_GLOBAL_RKEY);
+static_assert(WEFT_NLDEV_ATTR_RES_PDN == RDMA_NLDEV_ATTR_RES_PDN);
+static_assert(WEFT_NLDEV_ATTR_RES_CQN == RDMA_NLDEV_ATTR_RES_CQN);
+static_assert(WEFT_NLDEV_ATTR_RES_MRN == RDMA_NLDEV_ATTR_RES_MRN);
+static_assert(WEFT_NLDEV_ATTR_RES_CTXN == RDMA_NLDEV_ATTR_RES_CTXN);
 
 /* In-tree IB_DEVICE_NAME_MAX. */
 #define WEFT_NL_NAME_MAX 64
@@ -75,6 +115,11 @@ static const struct nla_policy weft_nldev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_PORT_INDEX] = { .type = NLA_U32 },
 	[RDMA_NLDEV_ATTR_CHARDEV_TYPE] = { .type = NLA_NUL_STRING,
 					   .len = WEFT_NLDEV_CHARDEV_TYPE_SIZE },
+	[RDMA_NLDEV_ATTR_RES_LQPN] = { .type = NLA_U32 },
+	[RDMA_NLDEV_ATTR_RES_PDN] = { .type = NLA_U32 },
+	[RDMA_NLDEV_ATTR_RES_CQN] = { .type = NLA_U32 },
+	[RDMA_NLDEV_ATTR_RES_MRN] = { .type = NLA_U32 },
+	[RDMA_NLDEV_ATTR_DRIVER_DETAILS] = { .type = NLA_U8 },
 };
 
 struct weft_nl_req {
@@ -104,6 +149,14 @@ bool weft_nl_get_u32(const struct weft_nl_req *r, unsigned int attr, uint32_t *v
 	if (attr >= RDMA_NLDEV_ATTR_MAX || !r->tb[attr])
 		return false;
 	*v = nla_get_u32(r->tb[attr]);
+	return true;
+}
+
+bool weft_nl_get_u8(const struct weft_nl_req *r, unsigned int attr, uint8_t *v)
+{
+	if (attr >= RDMA_NLDEV_ATTR_MAX || !r->tb[attr])
+		return false;
+	*v = nla_get_u8(r->tb[attr]);
 	return true;
 }
 
@@ -157,6 +210,27 @@ int weft_nl_put_u64(struct weft_nl_req *r, unsigned int attr, uint64_t v)
 int weft_nl_put_str(struct weft_nl_req *r, unsigned int attr, const char *s)
 {
 	return r->cur && !nla_put_string(r->out, attr, s) ? 0 : -EMSGSIZE;
+}
+
+/* A nest is the kernel's struct nlattr inside the message; the C API keeps it opaque. */
+struct weft_nl_nest *weft_nl_nest_start(struct weft_nl_req *r, unsigned int attr)
+{
+	return r->cur ? (struct weft_nl_nest *)nla_nest_start_noflag(r->out, attr) : NULL;
+}
+
+void weft_nl_nest_end(struct weft_nl_req *r, struct weft_nl_nest *n)
+{
+	nla_nest_end(r->out, (struct nlattr *)n);
+}
+
+void weft_nl_nest_cancel(struct weft_nl_req *r, struct weft_nl_nest *n)
+{
+	nla_nest_cancel(r->out, (struct nlattr *)n);
+}
+
+bool weft_nl_net_admin(const struct weft_nl_req *r)
+{
+	return netlink_capable(r->in, CAP_NET_ADMIN);
 }
 
 void weft_nl_end(struct weft_nl_req *r)

@@ -33,6 +33,7 @@
 #include <weft/work.h>
 
 struct weft_ib_sysfs;
+struct pid;
 
 namespace weft::verbs {
 
@@ -141,6 +142,7 @@ public:
 	uint32_t handle;
 	ListNode node;
 	int usecnt = 0; /* MRs, QPs and AHs using it; under the context's mutex */
+	uint32_t res_id = 0; /* resource tracking id (Device::next_res_id) */
 
 	Pd(Context &c, uint32_t h) : ctx(c), handle(h) {}
 	WEFT_NOCOPY(Pd);
@@ -175,6 +177,7 @@ public:
 	uintptr_t kva; /* kernel address of iova */
 	uint32_t access;
 	uint32_t lkey = 0, rkey = 0;
+	uint32_t res_id = 0; /* resource tracking id (Device::next_res_id) */
 	ListNode node;
 
 	Mr(Pd &p, MrKind k, uint64_t va, uint64_t len, uintptr_t kaddr, uint32_t acc)
@@ -300,6 +303,10 @@ public:
 	Context &ctx;
 	ListNode node;
 	int usecnt = 0; /* QPs using it; under the context's mutex */
+	/* Resource tracking: the entries the owner was given (a user ring's too; resize changes it), and the id. */
+	Atomic<uint32_t> cqe;
+	uint32_t res_id = 0;
+	HandlerContext handler_context() const { return handler_ctx_; }
 	static void release(Cq *cq) { cq->drained_.complete(); }
 
 private:
@@ -532,7 +539,13 @@ extern Atomic<ModifyHook> modify_hook;
  */
 class Context {
 public:
+	/* A kernel consumer's context; @owner names it (in logs and `rdma res`). */
 	static Result<Context *> open(Device &dev, const char *owner);
+	/*
+	 * A process's context (uverbs): the calling process (its thread group
+	 * and comm) is recorded as the owner, for resource tracking.
+	 */
+	static Result<Context *> open_user(Device &dev, const char *owner);
 	/* With @expect_empty, objects still owned are reported as leaks. */
 	void close(bool expect_empty = true);
 
@@ -574,10 +587,44 @@ public:
 	Device &dev;
 	const char *const owner;
 	ListNode node; /* on the device's context list */
+	const uint32_t res_id; /* resource tracking id (Device::next_res_id) */
+
+	/*
+	 * Resource tracking (`rdma res`, Documentation/uverbs.md).  A user
+	 * context's process: its id in the calling process's PID namespace,
+	 * 0 when it is not visible there or has exited (as in-tree
+	 * task_pid_vnr()), and its comm at open.  Kernel contexts: 0, "".
+	 */
+	bool is_user() const { return task_ != nullptr; }
+	uint32_t owner_pid() const;
+	const char *owner_comm() const { return comm_; }
+
+	/* The object lists, for inspect(): read them, change nothing. */
+	struct Objects {
+		List<Pd, &Pd::node> &pds;
+		List<Mr, &Mr::node> &mrs;
+		List<Cq, &Cq::node> &cqs;
+		List<Qp, &Qp::node> &qps;
+		List<Ah, &Ah::node> &ahs;
+		List<Srq, &Srq::node> &srqs;
+	};
+	/*
+	 * fn(const Objects &) under the context's lock: no object is created
+	 * or destroyed, and no usecnt changes, while it runs.  @fn may query
+	 * QPs (Qp::query, state) but must not call this context's verbs.
+	 */
+	template <typename F> auto inspect(F fn)
+	{
+		MutexGuard g(lock_);
+		return fn(Objects{pds_, mrs_, cqs_, qps_, ahs_, srqs_});
+	}
 
 private:
 	Context(Device &d, const char *o);
 	~Context() = default;
+	static Result<Context *> make(Device &dev, const char *owner, bool user);
+	struct pid *task_ = nullptr; /* a user context's thread group (a reference) */
+	char comm_[16] = {};
 	bool owns(Pd *pd);
 	Result<void> publish_mr_locked(Mr &mr);
 	void destroy_qp_locked(Qp *qp);
@@ -665,6 +712,27 @@ public:
 	Result<void> fast_register(Mr &mr, Pd &pd, uint32_t key, uint32_t access);
 	Result<void> invalidate(uint32_t key, Pd &pd);
 
+	/*
+	 * Resource tracking (`rdma res`): fn(Context &) for each open context,
+	 * oldest first, until fn returns false.  Under the device's context
+	 * list lock: no context is opened or closed meanwhile (a close in
+	 * progress has left the list already).  Lock order: the context list,
+	 * then a context's lock (Context::inspect).
+	 */
+	template <typename F> void for_each_context(F fn)
+	{
+		auto l = contexts_.lock();
+		for (Context &c : *l)
+			if (!fn(c))
+				return;
+	}
+	/* Ids of PDs, CQs, MRs and contexts: per device and kind, from 0, as in-tree restrack. */
+	enum class ResKind : uint8_t { Pd, Cq, Mr, Ctx, Count };
+	uint32_t next_res_id(ResKind k)
+	{
+		return next_res_id_[static_cast<uint8_t>(k)].fetch_add(1, Order::Relaxed);
+	}
+
 	/* Port events from the driver (PortActive, PortErr, LidChange, ...). */
 	void dispatch_event(const Event &e);
 	void add_event_handler(EventHandler &h);
@@ -708,6 +776,7 @@ private:
 
 	/* Contexts open on this device. */
 	Protected<List<Context, &Context::node>, Mutex> contexts_;
+	Atomic<uint32_t> next_res_id_[static_cast<uint8_t>(ResKind::Count)];
 
 	SpinLock keys_lock_;
 	Array<Mr *> keys_; /* index = key >> 8 */
