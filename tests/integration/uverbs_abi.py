@@ -112,7 +112,6 @@ expect_err("EX_QUERY_DEVICE response too small", errno.ENOSPC, ex_query, 0, 1)
 # Malformed commands, with the in-tree errnos.
 expect_err("4-byte write", errno.EINVAL, os.write, fd, b"\0" * 4)
 expect_err("unknown command 99", errno.EOPNOTSUPP, os.write, fd, hdr(99, 2, 0))
-expect_err("ALLOC_PD (not yet)", errno.EOPNOTSUPP, os.write, fd, hdr(3, 4, 2) + struct.pack("<Q", caddr))
 expect_err("unknown flag bits", errno.EINVAL, os.write, fd, hdr(0x40000001, 4, 44) + struct.pack("<Q", daddr))
 expect_err("in_words not the write size", errno.EINVAL, os.write, fd, hdr(QUERY_DEVICE, 5, 44) + struct.pack("<Q", daddr))
 expect_err("QUERY_PORT request too short", errno.ENOSPC, os.write, fd, hdr(QUERY_PORT, 4, 10) + struct.pack("<Q", paddr))
@@ -122,6 +121,51 @@ expect_err("non-zero bytes past the request", errno.EOPNOTSUPP, os.write, fd,
            hdr(QUERY_DEVICE, 6, 44) + struct.pack("<QQ", daddr, 1))
 if os.write(fd, hdr(QUERY_DEVICE, 6, 44) + struct.pack("<QQ", daddr, 0)) != 24:
     bad("zero bytes past the request refused")
+
+# The object commands: handles that name nothing, sizes that do not add up,
+# rings that were never offered (the in-tree errnos).
+oresp, oaddr = buf(64)
+if os.write(fd, hdr(3, 4, 2) + struct.pack("<Q", oaddr)) != 16:
+    bad("ALLOC_PD failed")
+pd = struct.unpack_from("<I", oresp.raw, 0)[0]
+expect_err("DEALLOC_PD of a handle never given", errno.EINVAL, os.write, fd,
+           hdr(4, 3, 0) + struct.pack("<I", pd + 1000))
+expect_err("DESTROY_QP of a PD's handle", errno.EINVAL, os.write, fd,
+           hdr(27, 6, 1) + struct.pack("<QII", oaddr, pd, 0))
+expect_err("POST_SEND to no QP", errno.EINVAL, os.write, fd,
+           hdr(28, 8, 1) + struct.pack("<QIIII", oaddr, 999, 0, 0, 0))
+
+
+def create_cq(cqe, out_words=6):
+    return os.write(fd, hdr(18, 10, out_words) + struct.pack("<QQIIiI", oaddr, 7, cqe, 0, -1, 0))
+
+
+expect_err("CREATE_CQ of 0 entries", errno.EINVAL, create_cq, 0)
+expect_err("CREATE_CQ beyond max_cqe", errno.EINVAL, create_cq, 1 << 20)
+expect_err("CREATE_CQ with no room for the ring's place", errno.EINVAL, create_cq, 16, 2)
+expect_err("CREATE_CQ on a fd that is no channel", errno.EINVAL, os.write, fd,
+           hdr(18, 10, 6) + struct.pack("<QQIIiI", oaddr, 7, 16, 0, fd, 0))
+if create_cq(16) != 40:
+    bad("CREATE_CQ failed")
+cq, cqe = struct.unpack_from("<II", oresp.raw, 0)
+off, size = struct.unpack_from("<QI", oresp.raw, 8)
+if cqe < 16 or size < 384 + 48 * 16:
+    bad("CREATE_CQ: %d entries, ring of %d bytes" % (cqe, size))
+import mmap
+ring = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE, offset=off)
+if struct.unpack_from("<II", ring, 0) != (6, cqe):
+    bad("CQ ring header: log2 size, mask %s" % (struct.unpack_from("<II", ring, 0),))
+ring.close()
+expect_err("mmap of an offset never offered", errno.EINVAL, mmap.mmap, fd, 4096, mmap.MAP_SHARED,
+           mmap.PROT_READ, 0, off + (1 << 30))
+expect_err("mmap longer than the ring", errno.EINVAL, mmap.mmap, fd, size + 4096, mmap.MAP_SHARED,
+           mmap.PROT_READ, 0, off)
+expect_err("DEALLOC_PD of a CQ's handle", errno.EINVAL, os.write, fd, hdr(4, 3, 0) + struct.pack("<I", cq + 500))
+if os.write(fd, hdr(20, 6, 2) + struct.pack("<QII", oaddr, cq, 0)) != 24:
+    bad("DESTROY_CQ failed")
+expect_err("DESTROY_CQ twice", errno.EINVAL, os.write, fd, hdr(20, 6, 2) + struct.pack("<QII", oaddr, cq, 0))
+if os.write(fd, hdr(4, 3, 0) + struct.pack("<I", pd)) != 12:
+    bad("DEALLOC_PD failed")
 
 os.close(async_fd)
 os.close(fd)
