@@ -11,6 +11,7 @@
 #   make soak MINUTES=N  mixed traffic under cable flaps and restarts, debug kernel
 #   make run             boot a test host, load the stack, show it
 #   make bench           verbs benchmark: Weft vs memcpy vs rxe (perftest)
+#   make bench-verbs     perftest in user space: Weft (weft_uverbs) vs rxe vs memcpy
 #   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
 #   make profile-ipoib   where the time goes under IPoIB iperf3 (MODE=connected|datagram, IPERF="-A 0,1")
 #   make debug-kernel    build (or reuse) the cached KUnit/KASAN/lockdep kernel
@@ -45,7 +46,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check check-race soak run bench bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check check-race soak run bench bench-verbs bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -90,6 +91,9 @@ run:
 # Benchmark table (Weft vs memcpy vs rxe) from one stock-kernel guest.
 bench: modules
 	@$(SRCDIR)/tests/bench/run.sh
+
+bench-verbs: modules
+	@$(SRCDIR)/tests/bench/verbs.sh
 
 bench-ipoib: modules
 	@$(SRCDIR)/tests/bench/ipoib.sh

@@ -19,7 +19,7 @@ MODULE_PARM_DESC(seconds_per_point, "approximate run time of each measurement");
 
 static char *only;
 module_param(only, charp, 0444);
-MODULE_PARM_DESC(only, "profile one measurement: lat or write64k");
+MODULE_PARM_DESC(only, "one measurement: lat or write64k (to profile), or memcpy (the copy ceiling alone)");
 
 static void weft_bench_work(struct work_struct *w)
 {

@@ -4,6 +4,7 @@
 # the same guest.  Prints WEFT-BENCH / RXE-BENCH lines; asserts nothing.
 set -u
 . /weft-job/guest-lib.sh
+. "$WEFT_REPO/tests/bench/rxe-lib.sh"
 secs=${WEFT_BENCH_SECONDS:-1}
 
 weft_load || exit 1
@@ -15,17 +16,7 @@ done
 rmmod weft_bench
 weft_unload || exit 1
 
-# rxe: one device on a veth end talking to itself (test-hosts.md), IB MTU
-# 4096 as Weft's connection above.  The test host blocks in-tree RDMA
-# modules; the benchmark wants one of them.
-rm -f /etc/modprobe.d/weft-test-host.conf
-modprobe rdma_rxe || { echo "RXE-BENCH unavailable"; exit 0; }
-ip link add rv0 mtu 9000 type veth peer name rv1 mtu 9000
-ip addr add 192.168.77.1/24 dev rv0
-ip link set rv0 up
-ip link set rv1 up
-rdma link add rxe0 type rxe netdev rv0 || { echo "RXE-BENCH unavailable"; exit 0; }
-sleep 1
+bench_rxe_up || exit 0
 perf() { # tool size extra...: one server/client pair on rxe0
 	local tool=$1 size=$2
 	shift 2
