@@ -256,8 +256,8 @@ Result<void> cmd_modify_qp(Call &c)
 	if ((req.attr_mask & verbs::qp_attr::av) && !a.ah_attr.port)
 		a.ah_attr.port = (req.attr_mask & verbs::qp_attr::port) ? a.port_num : u->qp->port();
 	WEFT_TRY(f.context()->modify_qp(u->qp, a, req.attr_mask));
-	/* WQEs the process posted before the QP could send go now (rxe runs its requester). */
-	u->doorbell(f.objects());
+	/* WQEs the process posted before the QP could send go now (a QP that cannot send yet: later). */
+	(void)u->doorbell(f.objects());
 	return ok();
 }
 
@@ -287,7 +287,7 @@ Result<void> cmd_post_send(Call &c)
 	if (!u)
 		return Error(err::EINVAL);
 	/* librxe's doorbell carries no WRs (wr_count 0); the WQEs are in the ring, as for rxe. */
-	u->doorbell(f.objects());
+	WEFT_TRY(u->doorbell(f.objects()));
 	abi::PostSendResp resp{0};
 	return c.response(&resp, sizeof(resp));
 }

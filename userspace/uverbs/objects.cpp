@@ -292,9 +292,11 @@ void Objects::remove(UObject &o)
 
 UObject *Objects::pop()
 {
-	for (size_t i = 0; i < slots_.size(); i++)
-		if (UObject *o = exchange(slots_[i], nullptr))
+	/* Onwards from the last one taken: emptying a table of n objects is O(n), not O(n^2). */
+	for (; pop_at_ < slots_.size(); pop_at_++)
+		if (UObject *o = exchange(slots_[pop_at_], nullptr))
 			return o;
+	pop_at_ = 0;
 	return nullptr;
 }
 

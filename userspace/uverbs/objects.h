@@ -130,10 +130,11 @@ public:
 	/*
 	 * The doorbell (POST_SEND, and a move to a state that sends): hand
 	 * the WQEs the process produced since the last one to the QP, in
-	 * order; a malformed one goes as WrOpcode::Malformed.  Under the
-	 * File's lock; @objs is the file's (a UD WQE's ah_num is an AH's handle + 1).
+	 * order; a malformed one goes as WrOpcode::Malformed.  EINVAL
+	 * before RTS (the WQEs wait).  Under the File's lock; @objs is the
+	 * file's (a UD WQE's ah_num is an AH's handle + 1).
 	 */
-	void doorbell(const class Objects &objs);
+	Result<void> doorbell(const class Objects &objs);
 
 	verbs::Qp *qp = nullptr;
 	verbs::Mr *inline_mr = nullptr; /* the SQ ring, for inline data; lkey only the kernel knows */
@@ -184,7 +185,8 @@ public:
 
 private:
 	Array<UObject *> slots_;
-	uint32_t next_ = 0; /* where the search for a free slot starts */
+	uint32_t next_ = 0;   /* where the search for a free slot starts */
+	size_t pop_at_ = 0;   /* where pop() looks first */
 };
 
 } // namespace weft::uverbs

@@ -116,12 +116,16 @@ static verbs::SendWr malformed(uint64_t wr_id)
 	return wr;
 }
 
-void UQp::doorbell(const Objects &objs)
+Result<void> UQp::doorbell(const Objects &objs)
 {
-	/* IBA 10.3.1: a QP sends from RTS (and flushes from Error); before that the WQEs wait. */
+	/*
+	 * IBA 10.3.1, 11.4.1.1: a QP sends from RTS (and flushes from Error);
+	 * before that the WQEs wait in the ring and the doorbell is EINVAL,
+	 * as in-tree rxe answers it.
+	 */
 	const verbs::QpState st = qp->state();
 	if (st == verbs::QpState::Reset || st == verbs::QpState::Init || st == verbs::QpState::Rtr)
-		return;
+		return Error(err::EINVAL);
 	const Ring &r = *rings[0];
 	const uint32_t prod = r.producer();
 	while (fetch_ != prod) {
@@ -148,10 +152,11 @@ void UQp::doorbell(const Objects &objs)
 			/* The QP's queue is full or it left the sending states: the rest waits. */
 			if (verbs::Ah *ah = exchange(held, nullptr))
 				ah->put();
-			return;
+			return ok();
 		}
 		fetch_ = (fetch_ + 1) & r.mask;
 	}
+	return ok();
 }
 
 } // namespace weft::uverbs
