@@ -349,7 +349,8 @@ void SoftQp::flush()
 		write_mr_.reset();
 	}
 	RecvWqe r;
-	while (!srq && take_recv(r))
+	/* A user RQ: at most one ring's worth, whatever the process keeps posting. */
+	for (uint32_t n = user ? user->recv_depth() : ~0u; !srq && n && take_recv(r); n--)
 		complete_recv(r, wc, false);
 	/* IBA 11.6.3.1: an SRQ's QP reports that it will consume no more WQEs. */
 	if (srq && !last_wqe_reported_) {

@@ -52,7 +52,7 @@ verbs::DeviceAttr hca_attr()
 	a.max_mcast_qp_attach = McastTable::max_attach;
 	a.max_srq = 256;
 	a.max_fast_reg_page_list_len = 512;
-	a.max_srq_wr = 16384;
+	a.max_srq_wr = 16383; /* as max_qp_wr: a user SRQ's ring of 2^14 slots holds 2^14 - 1 */
 	a.max_srq_sge = max_sge;
 	a.max_qp_rd_atom = a.max_qp_init_rd_atom = 16;
 	a.max_res_rd_atom = 16 * hca_max_qp;
@@ -208,11 +208,24 @@ void Hca::remove_qp(SoftQp &qp)
 	}
 }
 
+/* The smallest power of two >= @n (1 for 0). */
+static size_t pow2_at_least(uint32_t n)
+{
+	size_t p = 1;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
 Result<verbs::Qp *> Hca::create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init)
 {
 	const verbs::QpCap &c = init.cap;
-	auto sq = WEFT_TRY(Array<SendWqe>::make(Gfp::Sleep, c.max_send_wr ? c.max_send_wr : 1));
-	auto rq = WEFT_TRY(Array<RecvWqe>::make(Gfp::Sleep, c.max_recv_wr ? c.max_recv_wr : 1));
+	/*
+	 * The queues' indices run free and wrap at 2^32: slot = index % size
+	 * stays continuous across the wrap only for a power-of-two size.
+	 */
+	auto sq = WEFT_TRY(Array<SendWqe>::make(Gfp::Sleep, pow2_at_least(c.max_send_wr)));
+	auto rq = WEFT_TRY(Array<RecvWqe>::make(Gfp::Sleep, pow2_at_least(c.max_recv_wr)));
 	auto hist = WEFT_TRY(Array<AtomicRecord>::make(Gfp::Sleep, attr().max_qp_rd_atom));
 	bool special = init.type == verbs::QpType::Smi || init.type == verbs::QpType::Gsi;
 	SpinGuardBh g(qps_lock_);

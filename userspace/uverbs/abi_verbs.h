@@ -222,6 +222,29 @@ struct DestroySrqResp {
 	uint32_t events_reported;
 };
 
+/* The extended creates (the request has no response address: the ex header carries it). */
+struct ExCreateCq {
+	uint64_t user_handle;
+	uint32_t cqe, comp_vector;
+	int32_t comp_channel;
+	uint32_t comp_mask, flags, reserved;
+};
+struct ExCreateCqResp {
+	CreateCqResp base;
+	uint32_t comp_mask, response_length;
+};
+struct ExCreateQp {
+	uint64_t user_handle;
+	uint32_t pd_handle, send_cq_handle, recv_cq_handle, srq_handle;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline_data;
+	uint8_t sq_sig_all, qp_type, is_srq, reserved;
+	uint32_t comp_mask, create_flags, rwq_ind_tbl_handle, source_qpn;
+};
+struct ExCreateQpResp {
+	CreateQpResp base;
+	uint32_t comp_mask, response_length;
+};
+
 /* enum ib_srq_attr_mask. */
 inline constexpr uint32_t srq_max_wr = 1, srq_limit = 2;
 
@@ -245,6 +268,10 @@ WEFT_UVERBS_CHECK_SIZE(Mcast, MCAST);
 WEFT_UVERBS_CHECK_SIZE(CreateSrq, CREATE_SRQ);
 WEFT_UVERBS_CHECK_SIZE(CreateSrqResp, CREATE_SRQ_RESP);
 WEFT_UVERBS_CHECK_SIZE(ModifySrq, MODIFY_SRQ);
+WEFT_UVERBS_CHECK_SIZE(ExCreateCq, EX_CREATE_CQ);
+WEFT_UVERBS_CHECK_SIZE(ExCreateCqResp, EX_CREATE_CQ_RESP);
+WEFT_UVERBS_CHECK_SIZE(ExCreateQp, EX_CREATE_QP);
+WEFT_UVERBS_CHECK_SIZE(ExCreateQpResp, EX_CREATE_QP_RESP);
 static_assert(__builtin_offsetof(ModifyQp, qp_handle) == 64);
 static_assert(__builtin_offsetof(QueryQpResp, qp_state) == 108);
 static_assert(__builtin_offsetof(AhAttr, dlid) == 24);

@@ -55,24 +55,29 @@ Result<Ref<CompChannel>> channel_of(int32_t fd)
 
 } // namespace
 
-Result<void> cmd_create_cq(Call &c)
+namespace {
+
+/*
+ * CREATE_CQ, legacy or extended: the CQ, then @respond writes the core
+ * response (its form differs); on any failure nothing is left behind.
+ */
+template <typename Respond>
+Result<void> create_cq(Call &c, uint64_t user_handle, uint32_t want, uint32_t comp_vector,
+		       int32_t comp_channel, Respond respond)
 {
-	WEFT_TRY(c.need_context());
-	abi::CreateCq req;
-	WEFT_TRY(c.request(&req, sizeof(req)));
 	File &f = c.file;
 	const verbs::DeviceAttr &a = f.device().attr();
 	/* In-tree ib_uverbs_create_cq(), rxe_cq_chk_attr(): EINVAL for these. */
-	if (req.comp_vector >= a.num_comp_vectors || req.cqe == 0 || req.cqe > a.max_cqe)
+	if (comp_vector >= a.num_comp_vectors || want == 0 || want > a.max_cqe)
 		return Error(err::EINVAL);
 	if (c.drv_out.len < sizeof(rxe::CreateCqResp))
 		return Error(err::EINVAL);
-	Ref<CompChannel> ch = WEFT_TRY(channel_of(req.comp_channel));
-	Ref<Ring> ring = WEFT_TRY(Ring::make(req.cqe, sizeof(rxe::Wc)));
+	Ref<CompChannel> ch = WEFT_TRY(channel_of(comp_channel));
+	Ref<Ring> ring = WEFT_TRY(Ring::make(want, sizeof(rxe::Wc)));
 	const uint32_t cqe = ring->capacity();
 	if (cqe > a.max_cqe)
 		return Error(err::EINVAL);
-	auto *u = new (Gfp::Sleep) UCq(move(ring), move(ch), f.events(), req.user_handle);
+	auto *u = new (Gfp::Sleep) UCq(move(ring), move(ch), f.events(), user_handle);
 	if (!u)
 		return Error(err::ENOMEM);
 	/* The handler only queues an event: it may run in the producer's context (Atomic). */
@@ -88,18 +93,44 @@ Result<void> cmd_create_cq(Call &c)
 		delete u;
 		return Error(err::ENOMEM);
 	}
-	auto undo = [&] {
-		(void)f.context()->destroy_cq(u->cq);
-		f.free_object(*u);
-	};
 	rxe::CreateCqResp drv{u->rings[0]->mminfo()};
-	abi::CreateCqResp resp{u->id, cqe};
 	auto r = c.driver_response(&drv, sizeof(drv));
 	if (r)
-		r = c.response(&resp, sizeof(resp));
-	if (!r)
-		undo();
+		r = respond(abi::CreateCqResp{u->id, cqe});
+	if (!r) {
+		(void)f.context()->destroy_cq(u->cq);
+		f.free_object(*u);
+	}
 	return r;
+}
+
+} // namespace
+
+Result<void> cmd_create_cq(Call &c)
+{
+	WEFT_TRY(c.need_context());
+	abi::CreateCq req;
+	WEFT_TRY(c.request(&req, sizeof(req)));
+	return create_cq(c, req.user_handle, req.cqe, req.comp_vector, req.comp_channel,
+			 [&](const abi::CreateCqResp &resp) { return c.response(&resp, sizeof(resp)); });
+}
+
+/* The extended CREATE_CQ (ibv_create_cq_ex()): no flags offered, as rxe (EOPNOTSUPP). */
+Result<void> cmd_ex_create_cq(Call &c)
+{
+	WEFT_TRY(c.need_context());
+	abi::ExCreateCq req;
+	WEFT_TRY(c.request(&req, sizeof(req)));
+	if (req.comp_mask || req.reserved)
+		return Error(err::EINVAL);
+	if (req.flags)
+		return Error(err::EOPNOTSUPP);
+	return create_cq(c, req.user_handle, req.cqe, req.comp_vector, req.comp_channel,
+			 [&](const abi::CreateCqResp &base) {
+				 abi::ExCreateCqResp resp{base, 0, 0};
+				 resp.response_length = uint32_t(min(c.out.len, sizeof(resp)));
+				 return c.response(&resp, sizeof(resp));
+			 });
 }
 
 Result<void> cmd_destroy_cq(Call &c)

@@ -108,11 +108,14 @@ void destroy(File &f, UQp &u)
 
 } // namespace
 
-Result<void> cmd_create_qp(Call &c)
+namespace {
+
+/*
+ * CREATE_QP, legacy or extended (@req's response field unused): the QP,
+ * then @respond writes the core response; on failure nothing is left.
+ */
+template <typename Respond> Result<void> create_qp(Call &c, const abi::CreateQp &req, Respond respond)
 {
-	WEFT_TRY(c.need_context());
-	abi::CreateQp req;
-	WEFT_TRY(c.request(&req, sizeof(req)));
 	File &f = c.file;
 	/* IBV_QPT_RC, _UC, _UD (the verbs numbering); the special QPs are the kernel's. */
 	if (req.qp_type != uint8_t(verbs::QpType::Rc) && req.qp_type != uint8_t(verbs::QpType::Uc) &&
@@ -166,12 +169,48 @@ Result<void> cmd_create_qp(Call &c)
 			       u->caps.max_send_sge, u->caps.max_recv_sge, u->caps.max_inline, 0};
 	auto r = c.driver_response(&drv, sizeof(drv));
 	if (r)
-		r = c.response(&resp, sizeof(resp));
+		r = respond(resp);
 	if (!r) {
 		destroy(f, *u);
 		f.free_object(*u);
 	}
 	return r;
+}
+
+} // namespace
+
+Result<void> cmd_create_qp(Call &c)
+{
+	WEFT_TRY(c.need_context());
+	abi::CreateQp req;
+	WEFT_TRY(c.request(&req, sizeof(req)));
+	return create_qp(c, req, [&](const abi::CreateQpResp &resp) { return c.response(&resp, sizeof(resp)); });
+}
+
+/*
+ * The extended CREATE_QP (ibv_create_qp_ex() with create flags or other
+ * extended attributes): no create flags (EOPNOTSUPP, as rxe), no RSS
+ * indirection tables (EOPNOTSUPP); unknown comp_mask bits EINVAL.
+ */
+Result<void> cmd_ex_create_qp(Call &c)
+{
+	WEFT_TRY(c.need_context());
+	abi::ExCreateQp x;
+	WEFT_TRY(c.request(&x, sizeof(x)));
+	constexpr uint32_t ind_table = 1; /* IB_UVERBS_CREATE_QP_MASK_IND_TABLE */
+	if (x.comp_mask & ~ind_table)
+		return Error(err::EINVAL);
+	if ((x.comp_mask & ind_table) || x.create_flags)
+		return Error(err::EOPNOTSUPP);
+	abi::CreateQp req{0,	       x.user_handle,	 x.pd_handle,	    x.send_cq_handle,
+			  x.recv_cq_handle, x.srq_handle,	 x.max_send_wr,	    x.max_recv_wr,
+			  x.max_send_sge,   x.max_recv_sge,	 x.max_inline_data, x.sq_sig_all,
+			  x.qp_type,	       x.is_srq,	 0};
+	return create_qp(c, req, [&](const abi::CreateQpResp &base) {
+		abi::ExCreateQpResp resp{base, 0, 0};
+		resp.response_length = uint32_t(min(c.out.len, sizeof(resp)));
+		return c.response(&resp, sizeof(resp));
+	});
 }
 
 Result<void> cmd_query_qp(Call &c)

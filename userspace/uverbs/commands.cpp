@@ -36,6 +36,12 @@ constexpr Method query_port = write_io<abi::QueryPort, abi::QueryPortResp>(cmd_q
 constexpr Method ex_query_device = write_io_ex(
 	cmd_ex_query_device, sizeof(abi::ExQueryDevice),
 	__builtin_offsetof(abi::ExQueryDeviceResp, response_length) + sizeof(uint32_t));
+/* In-tree: the request up to `reserved` (CQ) or `comp_mask` (QP), the response up to response_length. */
+constexpr Method ex_create_cq = write_io_ex(cmd_ex_create_cq, sizeof(abi::ExCreateCq),
+					    sizeof(abi::ExCreateCqResp));
+constexpr Method ex_create_qp = write_io_ex(
+	cmd_ex_create_qp, __builtin_offsetof(abi::ExCreateQp, comp_mask) + sizeof(uint32_t),
+	sizeof(abi::ExCreateQpResp));
 
 constexpr Method alloc_pd = write_io<abi::AllocPd, abi::AllocPdResp>(cmd_alloc_pd, true);
 constexpr Method dealloc_pd = write_i<abi::DeallocPd>(cmd_dealloc_pd);
@@ -106,6 +112,10 @@ const Method *find_method(uint32_t command)
 		switch (idx) {
 		case abi::cmd::query_device:
 			return &ex_query_device;
+		case abi::cmd::create_cq:
+			return &ex_create_cq;
+		case abi::cmd::create_qp:
+			return &ex_create_qp;
 		default:
 			return nullptr;
 		}

@@ -80,9 +80,11 @@ Result<void> cmd_create_comp_channel(Call &c);
 Result<void> cmd_create_cq(Call &c);
 Result<void> cmd_destroy_cq(Call &c);
 Result<void> cmd_req_notify_cq(Call &c);
+Result<void> cmd_ex_create_cq(Call &c);
 
 /* cmd_qp.cpp: QPs, their doorbell and multicast. */
 Result<void> cmd_create_qp(Call &c);
+Result<void> cmd_ex_create_qp(Call &c);
 Result<void> cmd_query_qp(Call &c);
 Result<void> cmd_modify_qp(Call &c);
 Result<void> cmd_destroy_qp(Call &c);

@@ -124,6 +124,7 @@ public:
 
 	/* verbs::QpUserQueues: from the QP's data path. */
 	bool take_recv(verbs::RecvEntry &out) override;
+	uint32_t recv_depth() const override { return rings[1] ? rings[1]->capacity() : 0; }
 	void send_retired() override;
 	void handle(const verbs::Event &e) override;
 

@@ -70,6 +70,10 @@ static_assert(WEFT_UVERBS_SZ_CREATE_SRQ == sizeof(struct ib_uverbs_create_srq));
 static_assert(WEFT_UVERBS_SZ_CREATE_SRQ_RESP == sizeof(struct ib_uverbs_create_srq_resp));
 static_assert(WEFT_UVERBS_SZ_MODIFY_SRQ == sizeof(struct ib_uverbs_modify_srq));
 static_assert(WEFT_UVERBS_SZ_WC == sizeof(struct ib_uverbs_wc));
+static_assert(WEFT_UVERBS_SZ_EX_CREATE_CQ == sizeof(struct ib_uverbs_ex_create_cq));
+static_assert(WEFT_UVERBS_SZ_EX_CREATE_CQ_RESP == sizeof(struct ib_uverbs_ex_create_cq_resp));
+static_assert(WEFT_UVERBS_SZ_EX_CREATE_QP == sizeof(struct ib_uverbs_ex_create_qp));
+static_assert(WEFT_UVERBS_SZ_EX_CREATE_QP_RESP == sizeof(struct ib_uverbs_ex_create_qp_resp));
 static_assert(WEFT_UVERBS_SZ_RXE_SEND_WR == sizeof(struct rxe_send_wr));
 static_assert(WEFT_UVERBS_SZ_RXE_SEND_WQE == sizeof(struct rxe_send_wqe));
 static_assert(WEFT_UVERBS_SZ_RXE_RECV_WQE == sizeof(struct rxe_recv_wqe));
@@ -458,11 +462,21 @@ static void weft_uverbs_umem_unpin(struct weft_uverbs_umem *u, size_t n)
 struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool writable,
 					      uint64_t *kvas, size_t npages, int *err)
 {
-	unsigned int gup = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
+	/*
+	 * As in-tree 6.1 ib_umem_get(): always FOLL_WRITE (a read-only pin of
+	 * untouched or private file memory would pin the zero page or the
+	 * page cache, which later writes by the process do not reach), with
+	 * FOLL_FORCE for a region the HCA only reads.
+	 */
+	unsigned int gup = FOLL_LONGTERM | FOLL_WRITE | (writable ? 0 : FOLL_FORCE);
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	struct weft_uverbs_umem *u;
 	size_t done = 0, i;
 
+	if (!can_do_mlock()) {
+		*err = -EPERM;
+		return NULL;
+	}
 	if (!current->mm || !len || start + len < start ||
 	    npages != (PAGE_ALIGN(start + len) - (start & PAGE_MASK)) >> PAGE_SHIFT) {
 		*err = -EINVAL;
@@ -494,6 +508,7 @@ struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool
 			return NULL;
 		}
 		done += got;
+		cond_resched();
 	}
 	for (i = 0; i < npages; i++)
 		kvas[i] = (uint64_t)(uintptr_t)page_address(u->pages[i]);

@@ -77,6 +77,12 @@ class QpUserQueues {
 public:
 	/* The next receive WQE the process posted, checked (never sleeps). */
 	virtual bool take_recv(RecvEntry &out) = 0;
+	/*
+	 * How many receive WQEs the ring holds at most: a flush takes no
+	 * more in one pass, for the process can keep producing while the
+	 * kernel consumes (a loop "until empty" would never end).
+	 */
+	virtual uint32_t recv_depth() const = 0;
 	/* The oldest outstanding send WQE retired: its ring slot is the process's again. */
 	virtual void send_retired() = 0;
 
