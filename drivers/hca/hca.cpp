@@ -208,15 +208,6 @@ void Hca::remove_qp(SoftQp &qp)
 	}
 }
 
-/* The smallest power of two >= @n (1 for 0). */
-static size_t pow2_at_least(uint32_t n)
-{
-	size_t p = 1;
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
 Result<verbs::Qp *> Hca::create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init)
 {
 	const verbs::QpCap &c = init.cap;
@@ -224,8 +215,8 @@ Result<verbs::Qp *> Hca::create_qp(verbs::Pd &pd, const verbs::QpInitAttr &init)
 	 * The queues' indices run free and wrap at 2^32: slot = index % size
 	 * stays continuous across the wrap only for a power-of-two size.
 	 */
-	auto sq = WEFT_TRY(Array<SendWqe>::make(Gfp::Sleep, pow2_at_least(c.max_send_wr)));
-	auto rq = WEFT_TRY(Array<RecvWqe>::make(Gfp::Sleep, pow2_at_least(c.max_recv_wr)));
+	auto sq = WEFT_TRY(Array<SendWqe>::make(Gfp::Sleep, size_t(1) << log2_ceil(c.max_send_wr)));
+	auto rq = WEFT_TRY(Array<RecvWqe>::make(Gfp::Sleep, size_t(1) << log2_ceil(c.max_recv_wr)));
 	auto hist = WEFT_TRY(Array<AtomicRecord>::make(Gfp::Sleep, attr().max_qp_rd_atom));
 	bool special = init.type == verbs::QpType::Smi || init.type == verbs::QpType::Gsi;
 	SpinGuardBh g(qps_lock_);

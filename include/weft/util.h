@@ -42,6 +42,15 @@ template <typename T> constexpr void swap(T &a, T &b) noexcept
 template <typename T> constexpr const T &min(const T &a, const T &b) { return b < a ? b : a; }
 template <typename T> constexpr const T &max(const T &a, const T &b) { return a < b ? b : a; }
 
+/* The smallest k with 2^k >= n (0 for n <= 1). */
+constexpr uint32_t log2_ceil(uint64_t n)
+{
+	uint32_t k = 0;
+	while (k < 63 && (uint64_t(1) << k) < n)
+		k++;
+	return k;
+}
+
 template <typename A, typename B> struct is_same { static constexpr bool value = false; };
 template <typename A> struct is_same<A, A> { static constexpr bool value = true; };
 

@@ -153,9 +153,6 @@ template <typename Respond> Result<void> create_qp(Call &c, const abi::CreateQp 
 		return qp.error();
 	}
 	u->qp = qp.value();
-	u->send_cq = p.scq;
-	u->recv_cq = p.rcq;
-	u->srq = p.srq;
 	if (!f.add_object(*u)) {
 		destroy(f, *u);
 		delete u;

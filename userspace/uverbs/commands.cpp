@@ -160,15 +160,6 @@ Result<void> Call::driver_response(const void *resp, size_t len) const
 	return from_errno(weft_uverbs_copy_to_user(drv_out.ptr(), resp, len));
 }
 
-Result<void> Call::driver_request(void *req, size_t len) const
-{
-	const size_t n = min(drv_in.len, len);
-	WEFT_TRY(from_errno(weft_uverbs_copy_from_user(req, drv_in.ptr(), n)));
-	if (n < len)
-		__builtin_memset(static_cast<uint8_t *>(req) + n, 0, len - n);
-	return ok();
-}
-
 Result<void> Call::need_context() const
 {
 	return file.context() ? ok() : Result<void>(Error(err::EINVAL));

@@ -42,8 +42,6 @@ struct Call {
 	Result<void> need_context() const;
 	/* The driver's response (udata out): EINVAL if the caller left no room for it, as rxe. */
 	Result<void> driver_response(const void *resp, size_t len) const;
-	/* As request(), for the driver's data after the core request. */
-	Result<void> driver_request(void *req, size_t len) const;
 };
 
 struct Method {

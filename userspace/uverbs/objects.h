@@ -104,7 +104,11 @@ public:
 	const uint32_t max_sge;
 	Ref<EventQueue> const events;
 	EventCount async_events;
-	uint32_t limit() { return limit_; }
+	uint32_t limit()
+	{
+		SpinGuardIrq g(lock_);
+		return limit_;
+	}
 
 private:
 	SpinLock lock_;
@@ -139,8 +143,6 @@ public:
 
 	verbs::Qp *qp = nullptr;
 	verbs::Mr *inline_mr = nullptr; /* the SQ ring, for inline data; lkey only the kernel knows */
-	UCq *send_cq = nullptr, *recv_cq = nullptr;
-	USrq *srq = nullptr;
 	const Caps caps;
 	Ref<EventQueue> const events;
 	EventCount async_events;

@@ -4,18 +4,6 @@
 
 namespace weft::uverbs {
 
-namespace {
-
-uint32_t log2_ceil(size_t n)
-{
-	uint32_t k = 0;
-	while ((size_t(1) << k) < n)
-		k++;
-	return k;
-}
-
-} // namespace
-
 Ring::Ring(void *kva, uint32_t m, uint32_t l, size_t b)
 	: mask(m), log2_elem(l), elem_size(size_t(1) << l), bytes(b), kva_(kva)
 {
