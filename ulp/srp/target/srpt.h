@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * weft_srpt: the SRP target (T10 SRP over IB RC, IBA annex "SRP" / 12.6
+ * for the login in CM private data).  An Hca per Weft CA listens for
+ * logins on its service ID; each accepted login is a Channel: an RC QP,
+ * its receive IUs, one IoCtx per credit granted, and an LIO session
+ * (shim_lio.c) whose commands move data by RDMA READ (data-out) and RDMA
+ * WRITE (data-in) with the initiator's keys, then answer with SRP_RSP.
+ *
+ * Lifetimes.  The Hca owns its Channels (list under Hca::lock).  A Channel
+ * is torn down once, by its release work: the CM Id first (the QP goes to
+ * Error, posted WRs flush), then the LIO session (its close waits for every
+ * command to be released), then QP, CQ and memory.  IoCtxs never outlive
+ * their Channel: LIO's release of the last command is what the session
+ * close waits for.
+ */
+#ifndef WEFT_SRPT_H
+#define WEFT_SRPT_H
+
+#include <weft/cm/cm.h>
+#include <weft/verbs/verbs.h>
+
+#include "../srp_wire.h"
+#include "srpt_kapi.h"
+
+namespace weft::srpt {
+
+struct Params {
+	uint32_t rq_size;      /* receive IUs and credits per channel */
+	uint32_t max_req_size; /* largest IU accepted (SRP_LOGIN_RSP max_it_iu_len) */
+	uint32_t max_rsp_size; /* largest IU sent (max_ti_iu_len) */
+};
+extern Params params;
+
+class Channel;
+class Hca;
+
+/* What a command or TM function in flight needs (one per credit); plain data. */
+struct IoCtx {
+	enum class Stage : uint8_t { Read, Respond, Reply };
+	Channel *ch;
+	uint32_t index;
+	weft_srpt_cmd *cmd;
+	uint64_t tag;	    /* the initiator's, opaque */
+	bool lio;	    /* the se_cmd is LIO's: released through it, not by us */
+	Stage stage;	    /* what start() posts once it has send queue room */
+	uint32_t ndesc;	    /* remote buffers (data-in or data-out) from the descriptors */
+	uint32_t desc_total; /* their bytes */
+	uint32_t xfer;	    /* bytes to RDMA (READ for Read, WRITE before a Respond) */
+	uint32_t rsp_len;   /* the SRP_RSP built for Respond and Reply */
+	uint32_t n_wr;	    /* send queue slots reserved */
+};
+
+class Channel final : public verbs::EventHandler, public cm::Handler {
+public:
+	Channel(Hca &h, uint8_t port);
+	WEFT_NOCOPY(Channel);
+	~Channel();
+
+	/*
+	 * Answer a login (the CM Request event on @id): accepted, or an SRP
+	 * reject reason in @reject_reason (the caller sends the REJ and
+	 * shuts the channel down).
+	 */
+	Result<void> login(cm::Id &id, const cm::RequestInfo &req, const srp::wire::LoginReq &lreq,
+			   uint32_t &reject_reason, uint8_t rsp_flags);
+	/* Log out and release (any process context, or a QP event; idempotent). */
+	void shutdown();
+	bool same_nexus(const uint8_t i_port_id[16]) const;
+
+	int event(const cm::Event &e) override;
+	void handle(const verbs::Event &e) override;
+
+	/* LIO callbacks (srpt_kapi.h), io.cpp. */
+	int write_pending(IoCtx &io);
+	int queue_response(IoCtx &io, bool data);
+	void queue_tm_rsp(IoCtx &io);
+	void aborted(IoCtx &io);
+	void released(IoCtx &io);
+
+	ListNode chan_node; /* on Hca::chans (live, then dead) */
+
+private:
+	static constexpr uint64_t wr_recv = 0, wr_rsp = 1, wr_read = 2, wr_kind_bits = 2;
+	static constexpr uint32_t max_sge = 16;
+	enum class Reserve : uint8_t { Ok, Wait, Closed };
+
+	/* channel.cpp: resources, CM, completions, received IUs. */
+	Result<void> create_resources();
+	static void cq_event(verbs::Cq &cq, void *arg);
+	static void poll_work(Work &w);
+	static void release_work(Work &w);
+	void poll();
+	void completion(const verbs::Wc &wc);
+	void received(uint32_t index, uint32_t len);
+	void post_recv(uint32_t index);
+	void run_pending();
+	void release();
+
+	/* io.cpp: commands, RDMA and responses. */
+	void handle_cmd(IoCtx &io, const uint8_t *iu, uint32_t len);
+	void handle_tsk_mgmt(IoCtx &io, const uint8_t *iu, uint32_t len);
+	IoCtx *get_ioctx();
+	void put_ioctx(IoCtx &io);
+	Result<void> parse_desc(IoCtx &io, const srp::wire::Cmd &cmd, uint32_t len, int &dir,
+				uint32_t &data_len);
+	void reply(IoCtx &io, uint8_t status, bool rsp_valid, uint8_t code);
+	uint32_t build_rsp(IoCtx &io, const weft_srpt_status *st, bool rsp_valid, uint8_t code);
+	Reserve reserve(IoCtx &io);
+	void start(IoCtx &io);
+	Result<void> post_rdma(IoCtx &io, bool write);
+	void send_rsp(IoCtx &io);
+	void sq_returned(uint32_t n);
+	void abandon(IoCtx &io);
+	void fail_waiting();
+	void rdma_done(IoCtx &io, bool ok);
+	void rsp_done(IoCtx &io);
+	srp::wire::DirectBuf *desc_of(IoCtx &io) { return &desc_buf_[io.index * max_desc]; }
+	uint8_t *rsp_of(IoCtx &io) { return &rsp_buf_[io.index * params.max_rsp_size]; }
+
+	static constexpr uint32_t max_desc = 255; /* SRP_CMD's one-byte descriptor count */
+
+	Hca &hca_;
+	const uint8_t port_;
+	cm::Id *id_ = nullptr;
+	weft_srpt_sess *sess_ = nullptr;
+	uint8_t i_port_id_[16] = {};
+	verbs::Cq *cq_ = nullptr;
+	verbs::Qp *qp_ = nullptr;
+	uint32_t sges_ = 1; /* send SGEs per WR */
+	Array<uint8_t> recv_buf_; /* rq_size IUs of max_req_size */
+	Array<uint8_t> rsp_buf_;  /* rq_size responses of max_rsp_size */
+	Array<srp::wire::DirectBuf> desc_buf_; /* max_desc per IoCtx */
+	Array<IoCtx> io_;
+	Array<uint32_t> free_stack_; /* indices of IoCtxs not in use */
+	Array<uint32_t> waiting_;    /* ring of IoCtx indices waiting for send queue room */
+
+	SpinLock lock_; /* guards what follows */
+	bool live_ = false;
+	bool closing_ = false;
+	uint32_t nfree_ = 0;
+	uint32_t sq_avail_ = 0;
+	uint32_t credit_delta_ = 0; /* credits owed beyond the one each response returns */
+	uint32_t wait_head_ = 0, nwait_ = 0;
+	uint64_t dropped_ = 0; /* IUs dropped: malformed or unknown */
+	/* Received request IUs waiting for an IoCtx (LIO has not released one yet), in order. */
+	Array<uint32_t> pending_rx_;
+	Array<uint32_t> rx_len_;
+	uint32_t pending_head_ = 0, npending_ = 0;
+
+	Work poll_work_;
+	Work release_work_;
+};
+
+/* One Weft CA: its verbs context, DMA MR, listener and channels. */
+class Hca final : public cm::Handler {
+public:
+	explicit Hca(verbs::Device &d);
+	WEFT_NOCOPY(Hca);
+	Result<void> start();
+	void stop();
+	int event(const cm::Event &e) override;
+
+	verbs::Device &dev;
+	verbs::Context *ctx = nullptr;
+	verbs::Pd *pd = nullptr;
+	verbs::Mr *mr = nullptr;
+	uint64_t service_id = 0; /* = id_ext = ioc_guid: the node GUID, as in-tree */
+	ListNode node;
+
+	/* A channel released itself: free it (from another work item than its own). */
+	void channel_gone(Channel &ch);
+	struct Chans {
+		List<Channel, &Channel::chan_node> list; /* live */
+		List<Channel, &Channel::chan_node> dead; /* released, to be freed by reap_ */
+		bool stopping = false;
+	};
+	Protected<Chans, Mutex> chans;
+	WaitQueue gone;
+
+	/* The port names LIO knows a target port by (in-tree): GID and GUID forms. */
+	Result<void> port_names(uint8_t port, char gid_name[40], char guid_name[24]);
+
+private:
+	int request(const cm::Event &e);
+	static void reap(Work &w);
+	cm::Id *listen_ = nullptr;
+	Work reap_;
+};
+
+/* Whether @name names a port of a Weft CA (configfs WWN creation). */
+bool port_name_known(const char *name);
+
+} // namespace weft::srpt
+
+#endif
