@@ -27,12 +27,24 @@ weft_load() {
 	weft_configfs || return 1
 	for m in $(weft_modules); do
 		name=$(basename "$m" .ko)
+		weft_kernel_deps "$WEFT_MODDIR/$m" || return 1
 		params=
 		for arg in "$@"; do
 			[ "${arg%%:*}" = "$name" ] && params=${arg#*:}
 		done
 		# shellcheck disable=SC2086 # params are words
 		insmod "$WEFT_MODDIR/$m" $params || { echo "weft_load: insmod $m failed"; return 1; }
+	done
+}
+
+# The kernel's own modules a Weft module needs (LIO's target_core_mod,
+# scsi_transport_srp, ...): insmod does not load them, modprobe does.
+weft_kernel_deps() {
+	local d
+	for d in $(modinfo -F depends "$1" | tr , ' '); do
+		case $d in weft_*) continue ;; esac
+		[ -d "/sys/module/$d" ] || modprobe -q "$d" ||
+			{ echo "weft_load: modprobe $d (for $(basename "$1")) failed"; return 1; }
 	done
 }
 
@@ -50,6 +62,8 @@ weft_fabric_clear() {
 weft_unload() {
 	local m
 	weft_fabric_clear
+	# LIO holds its fabric module while the fabric's directory exists (rtslib's clearconfig keeps it).
+	[ -d /sys/kernel/config/target/srpt ] && rmdir /sys/kernel/config/target/srpt
 	for m in $(weft_modules | tac); do
 		m=$(basename "$m" .ko)
 		if [ -d "/sys/module/$m" ]; then
@@ -289,6 +303,19 @@ weft_wait_active() {
 		sleep 0.5
 	done
 	return 1
+}
+
+# targetcli as on a Debian host: it asks the system bus for tcmu-runner's
+# backstores (and fails without a bus), and keeps its preferences in HOME.
+weft_targetcli_prep() {
+	if [ ! -S /run/dbus/system_bus_socket ]; then
+		mkdir -p /run/dbus
+		dbus-daemon --session --fork --address=unix:path=/run/dbus/system_bus_socket ||
+			{ echo "weft_targetcli_prep: no D-Bus daemon"; return 1; }
+	fi
+	export HOME=${HOME:-/tmp}
+	[ -w "$HOME" ] || export HOME=/tmp
+	targetcli set global auto_save_on_exit=false >/dev/null
 }
 
 # Test result lines the host side counts.

@@ -6,6 +6,7 @@
  */
 #include <weft/log.h>
 
+#include "../poll.h"
 #include "srpt.h"
 
 namespace weft::srpt {
@@ -110,9 +111,6 @@ Result<void> Channel::login(cm::Id &id, const cm::RequestInfo &req, const LoginR
 		reason = rej::insufficient_resources;
 		return Error(err::ENOMEM);
 	}
-	for (uint32_t i = 0; i < params.rq_size; i++)
-		post_recv(i);
-
 	LoginRsp rsp{};
 	rsp.opcode = op::login_rsp;
 	rsp.req_lim_delta.set(params.rq_size);
@@ -134,6 +132,12 @@ Result<void> Channel::login(cm::Id &id, const cm::RequestInfo &req, const LoginR
 		reason = rej::unable_establish;
 		return r;
 	}
+	/*
+	 * The QP left Reset in accept(); a command that comes before these
+	 * are posted meets RNR NAKs and is retried (rnr_retry 7: for ever).
+	 */
+	for (uint32_t i = 0; i < params.rq_size; i++)
+		post_recv(i);
 	return ok();
 }
 
@@ -203,22 +207,9 @@ void Channel::poll_work(Work &w)
 
 void Channel::poll()
 {
-	verbs::Wc wc[16];
-	uint32_t budget = 512;
 	run_pending();
-	for (;;) {
-		const size_t n = cq_->poll(Span<verbs::Wc>(wc, 16));
-		for (size_t i = 0; i < n; i++)
-			completion(wc[i]);
-		if (n)
-			budget = budget > n ? budget - uint32_t(n) : 0;
-		if (!budget) {
-			poll_work_.queue(); /* let others run; come back */
-			return;
-		}
-		if (!n && !cq_->req_notify(false))
-			return;
-	}
+	if (!srp::drain_cq(*cq_, 512, [this](const verbs::Wc &wc) { completion(wc); }))
+		poll_work_.queue(); /* let others run; come back */
 }
 
 void Channel::completion(const verbs::Wc &wc)

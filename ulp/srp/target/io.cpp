@@ -58,8 +58,8 @@ void Channel::put_ioctx(IoCtx &io)
  * descriptors, which must all be in the IU (the in-tree target's rule
  * too: fetching an external table is not supported).
  */
-Result<void> Channel::parse_desc(IoCtx &io, const Cmd &cmd, uint32_t len, int &dir,
-				 uint32_t &data_len)
+Result<void> Channel::parse_desc(IoCtx &io, const uint8_t *iu, const Cmd &cmd, uint32_t len,
+				 int &dir, uint32_t &data_len)
 {
 	const uint8_t out_fmt = cmd.buf_fmt >> 4, in_fmt = cmd.buf_fmt & 0xf;
 	io.ndesc = 0;
@@ -74,7 +74,7 @@ Result<void> Channel::parse_desc(IoCtx &io, const Cmd &cmd, uint32_t len, int &d
 	if (fmt == desc::none)
 		return ok();
 	dir = out_fmt ? WEFT_SRPT_DIR_TO_TARGET : WEFT_SRPT_DIR_FROM_TARGET;
-	const uint8_t *add = reinterpret_cast<const uint8_t *>(&cmd) + sizeof(Cmd);
+	const uint8_t *add = iu + sizeof(Cmd);
 	DirectBuf *d = desc_of(io);
 	if (fmt == desc::direct) {
 		if (len < sizeof(Cmd) + sizeof(DirectBuf))
@@ -124,7 +124,7 @@ void Channel::handle_cmd(IoCtx &io, const uint8_t *iu, uint32_t len)
 	io.tag = tag_get(cmd.tag);
 	int dir;
 	uint32_t data_len;
-	if (!parse_desc(io, cmd, len, dir, data_len)) {
+	if (!parse_desc(io, iu, cmd, len, dir, data_len)) {
 		reply(io, sam_check_condition, true, rsp_code::invalid_iu);
 		return;
 	}

@@ -102,8 +102,8 @@ private:
 	void handle_tsk_mgmt(IoCtx &io, const uint8_t *iu, uint32_t len);
 	IoCtx *get_ioctx();
 	void put_ioctx(IoCtx &io);
-	Result<void> parse_desc(IoCtx &io, const srp::wire::Cmd &cmd, uint32_t len, int &dir,
-				uint32_t &data_len);
+	Result<void> parse_desc(IoCtx &io, const uint8_t *iu, const srp::wire::Cmd &cmd,
+				uint32_t len, int &dir, uint32_t &data_len);
 	void reply(IoCtx &io, uint8_t status, bool rsp_valid, uint8_t code);
 	uint32_t build_rsp(IoCtx &io, const weft_srpt_status *st, bool rsp_valid, uint8_t code);
 	Reserve reserve(IoCtx &io);

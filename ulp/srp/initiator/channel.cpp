@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One SRP RDMA channel of the initiator (SRP 6.2-6.7 over IB RC): login
+ * in the CM REQ, SRP_CMD with its data descriptors, SRP_RSP completing
+ * the scsi_cmnd, credits (req_lim), SRP_TSK_MGMT, and the target's
+ * SRP_CRED_REQ, SRP_AER_REQ and SRP_T_LOGOUT.
+ */
+#include <weft/log.h>
+#include <weft/mad/sa.h>
+
+#include "../poll.h"
+#include "initiator.h"
+
+namespace weft::srp {
+
+namespace {
+const Logger log("weft_srp");
+constexpr uint32_t login_timeout_ms = 60000; /* the CM gives up (Unreachable) well before */
+constexpr uint32_t tm_timeout_ms = 30000;
+} // namespace
+
+using namespace wire;
+
+Channel::Channel(Target &t, uint16_t index)
+	: t_(t), index_(index), lock_(WEFT_LOCK_CLASS("weft_srp_ch")),
+	  tm_mutex_(WEFT_LOCK_CLASS("weft_srp_tm")), poll_work_(poll_work, WEFT_LOCK_CLASS("weft_srp_poll"))
+{
+}
+
+Channel::~Channel() = default;
+
+Result<void> Channel::init()
+{
+	slots_n_ = t_.can_queue;
+	iu_len_ = static_cast<uint32_t>(cmd_len(t_.sg_entries));
+	slots_ = WEFT_TRY(Array<uintptr_t>::make(Gfp::Sleep, slots_n_));
+	tx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, size_t(slots_n_) * iu_len_));
+	return ok();
+}
+
+Result<void> Channel::create_qp()
+{
+	Port &p = t_.port;
+	const uint32_t sq = slots_n_ + misc_ius + 2, rq = slots_n_ + misc_ius + 2;
+	cq_ = WEFT_TRY(p.ctx->create_cq(sq + rq, cq_event, this));
+	verbs::QpInitAttr init;
+	init.type = verbs::QpType::Rc;
+	init.send_cq = cq_;
+	init.recv_cq = cq_;
+	init.cap.max_send_wr = sq;
+	init.cap.max_recv_wr = rq;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.sq_sig_all = true;
+	init.port = p.num;
+	init.events = this;
+	auto qp = p.ctx->create_qp(p.pd, init);
+	if (!qp) {
+		(void)p.ctx->destroy_cq(cq_);
+		cq_ = nullptr;
+		return qp.error();
+	}
+	qp_ = *qp;
+	rx_n_ = rq;
+	(void)cq_->req_notify(false);
+	return ok();
+}
+
+/* SRP 6.2: SRP_LOGIN_REQ in the REQ; SRP_LOGIN_RSP (REP) or SRP_LOGIN_REJ (REJ) answers. */
+Result<void> Channel::connect(bool multi)
+{
+	Port &p = t_.port;
+	const TargetOptions &o = t_.opts;
+	verbs::Gid dgid;
+	__builtin_memcpy(dgid.raw, o.dgid, 16);
+	const iba::PathRecord path = WEFT_TRY(mad::sa::resolve_path(p.dev, p.num, dgid, o.pkey));
+	WEFT_TRY(create_qp());
+	auto id = cm::create_id(p.dev, *this, this);
+	if (!id) {
+		disconnect(WEFT_SRP_DID_RESET);
+		return id.error();
+	}
+	id_ = *id;
+
+	LoginReq req{};
+	req.opcode = op::login_req;
+	tag_set(req.tag, cmd_tag(0xffff));
+	req.req_it_iu_len.set(iu_len_);
+	req.req_buf_fmt.set(buf_fmt::direct | buf_fmt::indirect);
+	req.req_flags = multi ? multichan::multi : multichan::single;
+	be64 v;
+	v.set(o.initiator_ext);
+	__builtin_memcpy(req.initiator_port_id, &v, 8);
+	__builtin_memcpy(req.initiator_port_id + 8, t_.sgid + 8, 8);
+	v.set(o.id_ext);
+	__builtin_memcpy(req.target_port_id, &v, 8);
+	v.set(o.ioc_guid);
+	__builtin_memcpy(req.target_port_id + 8, &v, 8);
+
+	cm::ConnectParam cp;
+	cp.qp = qp_;
+	cp.port = p.num;
+	cp.path = path;
+	cp.service_id = o.service_id;
+	cp.private_data = ConstBytes(reinterpret_cast<const uint8_t *>(&req), sizeof(req));
+	cp.retry_count = static_cast<uint8_t>(o.tl_retry_count);
+	login_err_ = 0;
+	login_done_.reinit();
+	auto r = cm::connect(*id_, cp);
+	if (!r) {
+		disconnect(WEFT_SRP_DID_RESET);
+		return r;
+	}
+	if (!login_done_.wait(Timeout::msecs(login_timeout_ms)))
+		login_err_ = -err::ETIMEDOUT;
+	if (login_err_) {
+		disconnect(WEFT_SRP_DID_RESET);
+		return Error(-login_err_);
+	}
+	return ok();
+}
+
+/* The REP's SRP_LOGIN_RSP: credits, IU sizes; receive IUs posted before the RTU. */
+Result<void> Channel::logged_in(ConstBytes pdata)
+{
+	LoginRsp rsp;
+	if (pdata.size() < sizeof(rsp))
+		return Error(err::EPROTO);
+	__builtin_memcpy(&rsp, pdata.data(), sizeof(rsp));
+	if (rsp.opcode != op::login_rsp || rsp.max_it_iu_len.get() < iu_len_ ||
+	    rsp.max_ti_iu_len.get() < sizeof(Rsp) || rsp.max_ti_iu_len.get() > 65536)
+		return Error(err::EPROTO);
+	if (rx_len_ != rsp.max_ti_iu_len.get() || !rx_.size()) {
+		rx_len_ = rsp.max_ti_iu_len.get();
+		rx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, size_t(rx_n_) * rx_len_));
+	}
+	for (uint32_t i = 0; i < rx_n_; i++)
+		post_recv(i);
+	SpinGuardIrq g(lock_);
+	req_lim_ = static_cast<int>(rsp.req_lim_delta.get());
+	return ok();
+}
+
+void Channel::login_failed(int e)
+{
+	login_err_ = e;
+	login_done_.complete();
+}
+
+int Channel::event(const cm::Event &e)
+{
+	switch (e.type) {
+	case cm::EventType::Reply: {
+		auto r = logged_in(e.private_data);
+		if (!r) {
+			(void)cm::reject(*e.id, iba::cm::rej::consumer);
+			login_failed(-r.error().code());
+		}
+		break;
+	}
+	case cm::EventType::Established: {
+		{
+			SpinGuardIrq g(lock_);
+			connected_ = true;
+		}
+		login_done_.complete();
+		break;
+	}
+	case cm::EventType::Rejected: {
+		LoginRej rej{};
+		if (e.private_data.size() >= sizeof(rej))
+			__builtin_memcpy(&rej, e.private_data.data(), sizeof(rej));
+		log.warn("%s: login rejected (CM reason %u, SRP reason 0x%08x)", t_.port.dev.name(),
+			 e.reason, rej.opcode == op::login_rej ? rej.reason.get() : 0);
+		login_failed(-err::ECONNREFUSED);
+		break;
+	}
+	case cm::EventType::Unreachable:
+		login_failed(-err::ETIMEDOUT);
+		break;
+	case cm::EventType::Disconnected:
+		lost();
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void Channel::handle(const verbs::Event &e)
+{
+	cm::Id *id = id_;
+	if (e.type == verbs::EventType::CommEst && id)
+		cm::established(*id);
+}
+
+/* The connection broke while up: the transport's timers decide (reconnect, fail, remove). */
+void Channel::lost()
+{
+	{
+		SpinGuardIrq g(lock_);
+		if (!connected_)
+			return;
+		connected_ = false;
+	}
+	t_.lost();
+}
+
+void Channel::disconnect(uint8_t host_byte)
+{
+	{
+		SpinGuardIrq g(lock_);
+		connected_ = false;
+	}
+	if (id_) {
+		cm::destroy(id_); /* DREQ; the QP goes to Error */
+		id_ = nullptr;
+	}
+	if (qp_) {
+		(void)t_.port.ctx->destroy_qp(qp_);
+		qp_ = nullptr;
+	}
+	poll_work_.cancel_sync();
+	if (cq_) {
+		(void)t_.port.ctx->destroy_cq(cq_);
+		cq_ = nullptr;
+	}
+	fail_all(host_byte);
+	SpinGuardIrq g(lock_);
+	tm_answered_ = false;
+	tm_tag_ = 0;
+}
+
+void Channel::fail_all(uint8_t host_byte)
+{
+	for (uint32_t i = 0; i < slots_n_; i++) {
+		uintptr_t c;
+		{
+			SpinGuardIrq g(lock_);
+			c = slots_[i];
+			slots_[i] = 0;
+		}
+		if (c)
+			weft_srp_cmd_done(reinterpret_cast<void *>(c), host_byte, 0, nullptr, 0, 0);
+	}
+}
+
+Result<void> Channel::post_send(const void *buf, uint32_t len, uint64_t wr_id)
+{
+	verbs::Sge sge;
+	sge.addr = reinterpret_cast<uintptr_t>(buf);
+	sge.length = len;
+	sge.lkey = t_.port.mr->lkey;
+	verbs::SendWr wr;
+	wr.wr_id = wr_id;
+	wr.opcode = verbs::WrOpcode::Send;
+	wr.send_flags = verbs::send_flag::signaled;
+	wr.sg = Span<const verbs::Sge>(&sge, 1);
+	verbs::Qp *qp = qp_;
+	if (!qp)
+		return Error(err::ENOTCONN);
+	return qp->post_send(wr);
+}
+
+void Channel::post_recv(uint32_t i)
+{
+	verbs::Sge sge;
+	sge.addr = reinterpret_cast<uintptr_t>(&rx_[size_t(i) * rx_len_]);
+	sge.length = rx_len_;
+	sge.lkey = t_.port.mr->lkey;
+	verbs::RecvWr wr;
+	wr.wr_id = wr_recv | i;
+	wr.sg = Span<const verbs::Sge>(&sge, 1);
+	if (!qp_->post_recv(wr))
+		lost();
+}
+
+/* SRP 5.6.2: the command and its descriptors (SRP 5.6.2.1) in the slot's IU; its length. */
+uint32_t Channel::build_cmd(uint8_t *iu, void *scmnd, const weft_srp_cmd_info &ci)
+{
+	Cmd cmd{};
+	cmd.opcode = op::cmd;
+	tag_set(cmd.tag, cmd_tag(ci.tag));
+	__builtin_memcpy(cmd.lun, ci.lun, 8);
+	cmd.task_attr = task_attr::simple;
+	__builtin_memcpy(cmd.cdb, ci.cdb, min<uint32_t>(ci.cdb_len, sizeof(cmd.cdb)));
+	uint32_t len = sizeof(cmd);
+	const bool has_data = ci.nsg && ci.len && ci.dir != WEFT_SRP_DIR_NONE;
+	if (has_data) {
+		const uint32_t rkey = t_.port.mr->rkey;
+		const uint32_t n = min(ci.nsg, t_.sg_entries);
+		const bool out = ci.dir == WEFT_SRP_DIR_TO_DEVICE;
+		DirectBuf *d = reinterpret_cast<DirectBuf *>(
+			iu + sizeof(cmd) + (n == 1 ? 0 : sizeof(IndirectHdr)));
+		uint64_t total = 0;
+		for (uint32_t f = 0; f < n; f += 16) {
+			weft_srp_seg segs[16];
+			(void)weft_srp_cmd_sg(scmnd, f, segs, 16);
+			for (uint32_t i = 0; i < min<uint32_t>(16, n - f); i++) {
+				DirectBuf b;
+				b.va.set(segs[i].kva);
+				b.key.set(rkey);
+				b.len.set(segs[i].len);
+				__builtin_memcpy(&d[f + i], &b, sizeof(b));
+				total += segs[i].len;
+			}
+		}
+		const uint8_t fmt = n == 1 ? desc::direct : desc::indirect;
+		cmd.buf_fmt = out ? uint8_t(fmt << 4) : fmt;
+		if (n == 1) {
+			len += sizeof(DirectBuf);
+		} else {
+			IndirectHdr h;
+			h.table.va.set(reinterpret_cast<uintptr_t>(d));
+			h.table.key.set(rkey);
+			h.table.len.set(n * sizeof(DirectBuf));
+			h.total_len.set(static_cast<uint32_t>(total));
+			__builtin_memcpy(iu + sizeof(cmd), &h, sizeof(h));
+			(out ? cmd.data_out_desc_cnt : cmd.data_in_desc_cnt) = static_cast<uint8_t>(n);
+			len += sizeof(IndirectHdr) + n * sizeof(DirectBuf);
+		}
+	}
+	__builtin_memcpy(iu, &cmd, sizeof(cmd));
+	return len;
+}
+
+int Channel::queue(void *scmnd, const weft_srp_cmd_info &ci)
+{
+	if (ci.tag >= slots_n_ || ci.nsg > t_.sg_entries)
+		return 1;
+	uint8_t *iu = &tx_[size_t(ci.tag) * iu_len_];
+	{
+		SpinGuardIrq g(lock_);
+		/* SRP 6.5: one credit kept for task management. */
+		if (!connected_ || slots_[ci.tag])
+			return 1;
+		if (req_lim_ <= 1) {
+			t_.zero_req_lim.fetch_add(1, Order::Relaxed);
+			return 1;
+		}
+		req_lim_--;
+		slots_[ci.tag] = reinterpret_cast<uintptr_t>(scmnd);
+	}
+	const uint32_t len = build_cmd(iu, scmnd, ci);
+	if (post_send(iu, len, ci.tag)) /* the send completion carries no meaning */
+		return 0;
+	SpinGuardIrq g(lock_);
+	if (slots_[ci.tag] == reinterpret_cast<uintptr_t>(scmnd))
+		slots_[ci.tag] = 0;
+	req_lim_++;
+	return 1;
+}
+
+bool Channel::connected()
+{
+	SpinGuardIrq g(lock_);
+	return connected_;
+}
+
+int Channel::req_lim()
+{
+	SpinGuardIrq g(lock_);
+	return req_lim_;
+}
+
+/* SRP 6.7: one function at a time; the answer is the SRP_RSP's response code. */
+Result<uint8_t> Channel::task_mgmt(uint8_t function, const uint8_t lun[8], uint64_t task_tag)
+{
+	MutexGuard m(tm_mutex_);
+	TskMgmt tm{};
+	{
+		SpinGuardIrq g(lock_);
+		if (!connected_ || req_lim_ <= 0)
+			return Error(err::ENOTCONN);
+		req_lim_--;
+		tm_tag_ = tm_bit | ++tm_seq_;
+		tm_answered_ = false;
+		tag_set(tm.tag, tm_tag_);
+	}
+	tm.opcode = op::tsk_mgmt;
+	__builtin_memcpy(tm.lun, lun, 8);
+	tm.function = function;
+	tag_set(tm.task_tag, task_tag);
+	__builtin_memcpy(tm_iu_, &tm, sizeof(tm));
+	tm_done_.reinit();
+	WEFT_TRY(post_send(tm_iu_, sizeof(tm), 0));
+	auto r = tm_done_.wait(Timeout::msecs(tm_timeout_ms));
+	SpinGuardIrq g(lock_);
+	tm_tag_ = 0;
+	if (!r || !tm_answered_)
+		return Error(err::ETIMEDOUT);
+	return tm_code_;
+}
+
+Result<void> Channel::abort(void *scmnd, uint16_t tag)
+{
+	{
+		SpinGuardIrq g(lock_);
+		if (tag >= slots_n_ || slots_[tag] != reinterpret_cast<uintptr_t>(scmnd))
+			return ok(); /* answered meanwhile */
+		slots_[tag] = 0;
+	}
+	uint8_t lun[8] = {};
+	const uint8_t code = WEFT_TRY(task_mgmt(tmf::abort_task, lun, cmd_tag(tag)));
+	return code == rsp_code::complete || code == rsp_code::succeeded ? ok() : Error(err::EIO);
+}
+
+void Channel::cq_event(verbs::Cq &, void *arg)
+{
+	static_cast<Channel *>(arg)->poll_work_.queue();
+}
+
+void Channel::poll_work(Work &w)
+{
+	container_of(&w, &Channel::poll_work_)->poll();
+}
+
+void Channel::poll()
+{
+	if (!srp::drain_cq(*cq_, 512, [this](const verbs::Wc &wc) { completion(wc); }))
+		poll_work_.queue(); /* let others run; come back */
+}
+
+void Channel::completion(const verbs::Wc &wc)
+{
+	if (wc.status != verbs::WcStatus::Success) {
+		if (wc.status != verbs::WcStatus::WrFlushErr)
+			WEFT_LOG_RATELIMITED(log, Level::Info, "%s: completion error %s",
+					     t_.port.dev.name(), verbs::wc_status_str(wc.status));
+		lost();
+		return;
+	}
+	if (wc.wr_id & wr_recv)
+		received(static_cast<uint32_t>(wc.wr_id & 0xffffffff), wc.byte_len);
+}
+
+/* SRP 5: what the target sent. */
+void Channel::received(uint32_t i, uint32_t len)
+{
+	const uint8_t *iu = &rx_[size_t(i) * rx_len_];
+	switch (len ? iu[0] : 0xff) {
+	case op::rsp:
+		handle_rsp(iu, len);
+		break;
+	case op::cred_req:
+	case op::aer_req: {
+		if (len < sizeof(CredReq))
+			break;
+		CredReq c;
+		__builtin_memcpy(&c, iu, sizeof(c));
+		{
+			SpinGuardIrq g(lock_);
+			req_lim_ += static_cast<int>(c.req_lim_delta.get());
+		}
+		if (iu[0] == op::aer_req)
+			log.info("%s: asynchronous event from the target", t_.port.dev.name());
+		answer(iu[0] == op::cred_req ? op::cred_rsp : op::aer_rsp, c.tag);
+		break;
+	}
+	case op::t_logout:
+		log.info("%s: the target logged the channel out", t_.port.dev.name());
+		post_recv(i);
+		lost();
+		return;
+	default:
+		WEFT_LOG_RATELIMITED(log, Level::Info, "%s: unexpected IU dropped", t_.port.dev.name());
+		break;
+	}
+	post_recv(i);
+}
+
+/* SRP 5.5.2 / 5.8.2: the response to a target's request (no credit used). */
+void Channel::answer(uint8_t opcode, const uint8_t tag[8])
+{
+	uint8_t *iu;
+	{
+		SpinGuardIrq g(lock_);
+		iu = misc_iu_[misc_next_++ % misc_ius];
+	}
+	CredRsp r{};
+	r.opcode = opcode;
+	__builtin_memcpy(r.tag, tag, 8);
+	__builtin_memcpy(iu, &r, sizeof(r));
+	(void)post_send(iu, sizeof(r), 0);
+}
+
+/* SRP 5.7: credits, then the command (or TM function) it answers. */
+void Channel::handle_rsp(const uint8_t *iu, uint32_t len)
+{
+	Rsp rsp;
+	if (len < sizeof(rsp))
+		return;
+	__builtin_memcpy(&rsp, iu, sizeof(rsp));
+	const uint64_t tag = tag_get(rsp.tag);
+	const uint32_t resp_len = (rsp.flags & rsp_flag::rspvalid) ? rsp.resp_data_len.get() : 0;
+	uint8_t code = rsp_code::complete;
+	if (resp_len >= sizeof(TmRspData) && resp_len <= len - sizeof(rsp))
+		code = iu[sizeof(rsp) + 3];
+	uintptr_t scmnd = 0;
+	{
+		SpinGuardIrq g(lock_);
+		req_lim_ += static_cast<int>(rsp.req_lim_delta.get());
+		if (tag & tm_bit) {
+			if (tag == tm_tag_) {
+				tm_code_ = code;
+				tm_answered_ = true;
+				tm_done_.complete();
+			}
+			return;
+		}
+		const uint16_t slot = tag & 0xffff;
+		if ((tag >> 16) == index_ && slot < slots_n_) {
+			scmnd = slots_[slot];
+			slots_[slot] = 0;
+		}
+	}
+	if (!scmnd)
+		return; /* aborted or failed meanwhile */
+	int32_t resid = 0;
+	if (rsp.flags & rsp_flag::diunder)
+		resid = static_cast<int32_t>(rsp.data_in_res_cnt.get());
+	else if (rsp.flags & rsp_flag::diover)
+		resid = -static_cast<int32_t>(rsp.data_in_res_cnt.get());
+	else if (rsp.flags & rsp_flag::dounder)
+		resid = static_cast<int32_t>(rsp.data_out_res_cnt.get());
+	else if (rsp.flags & rsp_flag::doover)
+		resid = -static_cast<int32_t>(rsp.data_out_res_cnt.get());
+	const uint8_t *sense = nullptr;
+	uint32_t sense_len = 0;
+	if (rsp.flags & rsp_flag::snsvalid) {
+		const uint64_t at = sizeof(rsp) + uint64_t(resp_len);
+		sense_len = rsp.sense_data_len.get();
+		if (at + sense_len <= len)
+			sense = iu + at;
+		else
+			sense_len = 0;
+	}
+	const uint8_t host = code == rsp_code::complete ? WEFT_SRP_DID_OK : WEFT_SRP_DID_ERROR;
+	weft_srp_cmd_done(reinterpret_cast<void *>(scmnd), host, rsp.status, sense, sense_len, resid);
+}
+
+} // namespace weft::srp
