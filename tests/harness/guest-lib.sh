@@ -62,8 +62,8 @@ weft_fabric_clear() {
 weft_unload() {
 	local m
 	weft_fabric_clear
-	# LIO holds its fabric module while the fabric's directory exists (rtslib's clearconfig keeps it).
-	[ -d /sys/kernel/config/target/srpt ] && rmdir /sys/kernel/config/target/srpt
+	# LIO holds a fabric's module while the fabric has a configfs directory.
+	weft_lio_clear
 	for m in $(weft_modules | tac); do
 		m=$(basename "$m" .ko)
 		if [ -d "/sys/module/$m" ]; then
@@ -315,7 +315,36 @@ weft_targetcli_prep() {
 	fi
 	export HOME=${HOME:-/tmp}
 	[ -w "$HOME" ] || export HOME=/tmp
-	targetcli set global auto_save_on_exit=false >/dev/null
+}
+
+# LIO configuration taken down through configfs, as targetcli's clearconfig
+# does (faster than starting targetcli under TCG): every fabric's TPGs
+# disabled, mapped LUNs, ACLs, LUNs, TPGs and WWNs removed, then the
+# fabric directories (they hold their modules) and the backstores.
+weft_lio_clear() {
+	local t=/sys/kernel/config/target f w g x
+	[ -d $t ] || return 0
+	for f in $t/*; do
+		case ${f##*/} in core | dbroot | version) continue ;; esac
+		for w in "$f"/*/; do
+			[ -d "$w" ] || continue
+			for g in "$w"tpgt_*; do
+				[ -d "$g" ] || continue
+				[ -f "$g/enable" ] && echo 0 >"$g/enable"
+				for x in "$g"/acls/*/lun_*/*; do [ -L "$x" ] && rm "$x"; done
+				for x in "$g"/acls/*/lun_*; do [ -d "$x" ] && rmdir "$x"; done
+				for x in "$g"/acls/*; do [ -d "$x" ] && rmdir "$x"; done
+				for x in "$g"/lun/lun_*/*; do [ -L "$x" ] && rm "$x"; done
+				for x in "$g"/lun/lun_*; do [ -d "$x" ] && rmdir "$x"; done
+				rmdir "$g"
+			done
+			rmdir "$w"
+		done
+		rmdir "$f"
+	done
+	for x in $t/core/*/*; do [ -d "$x" ] && [ "${x##*/}" != alua ] && rmdir "$x"; done
+	for x in $t/core/*; do [ -d "$x" ] && [ "${x##*/}" != alua ] && rmdir "$x" 2>/dev/null; done
+	return 0
 }
 
 # Test result lines the host side counts.

@@ -127,7 +127,8 @@ static int srp_eh_device_reset(struct scsi_cmnd *scmnd)
 	return weft_srp_eh_lun_reset(h->ctx, lun.scsi_lun) ? FAILED : SUCCESS;
 }
 
-static int srp_eh_host_reset(struct scsi_cmnd *scmnd)
+/* A target or host reset is a new login (SRP has no target reset function). */
+static int srp_eh_reconnect(struct scsi_cmnd *scmnd)
 {
 	struct weft_srp_host *h = host_of(scmnd->device->host);
 
@@ -201,7 +202,8 @@ static struct scsi_host_template weft_srp_template = {
 	.eh_timed_out = srp_timed_out,
 	.eh_abort_handler = srp_eh_abort,
 	.eh_device_reset_handler = srp_eh_device_reset,
-	.eh_host_reset_handler = srp_eh_host_reset,
+	.eh_target_reset_handler = srp_eh_reconnect,
+	.eh_host_reset_handler = srp_eh_reconnect,
 	.skip_settle_delay = true,
 	.this_id = -1,
 	.can_queue = 64,

@@ -1,0 +1,206 @@
+#!/bin/bash
+# Integration: SRP block devices (issue 24).  Debian's targetcli exports a
+# ramdisk and a fileio LUN through weft_srpt on weft1; weft0 (and weft2)
+# log in through weft_srp's add_target, as srp_daemon would, and use the
+# disks with lsscsi, sg3-utils, mkfs.ext4 and fio --verify, also while
+# the LUN and the target are reset, a cable flaps, OpenSM restarts, the
+# target module is reloaded, and the initiator is unloaded under I/O.
+#   1. malformed add_target strings: the in-tree errnos; the disks with
+#      their sizes and vendor strings; a second add_target: EEXIST
+#   2. data: fio --verify=crc32c, ext4 round trip
+#   3. sg_reset of the LUN and of the target under verified I/O
+#   4. a cable flap shorter than fast_io_fail_tmo under verified I/O
+#   5. OpenSM restarted under verified I/O
+#   6. the target module unloaded and reloaded (the initiator reconnects)
+#   7. a second initiator (weft2) on the same target, both verifying
+#   8. 64 logins and logouts in a row
+#   9. the initiator module: refused while a disk is open, clean after
+set -u
+fail=0
+bad() { echo "srp: $*"; fail=1; }
+cfs=/sys/kernel/config/weft
+
+weft_load weft_hca:hcas=0 || exit 1
+weft_star 3 || bad "switch, HCAs and cables"
+weft_sm_start weft0 2
+weft_wait_active weft0 weft1 weft2 || bad "ports not ACTIVE under OpenSM"
+weft_targetcli_prep || bad "targetcli"
+modprobe -a sd_mod sg || bad "sd_mod, sg"
+
+hexgid() { tr -d : </sys/class/infiniband/"$1"/ports/1/gids/0; }
+nguid() { tr -d : </sys/class/infiniband/"$1"/node_guid; }
+gid1=$(hexgid weft1)
+ng1=$(nguid weft1)
+wwn=ib.$gid1
+iport() { echo "ib.0000000000000000$(hexgid "$1" | cut -c17-32)"; }
+login="id_ext=$ng1,ioc_guid=$ng1,dgid=$gid1,pkey=ffff,service_id=$ng1"
+add() { echo "$2" >/sys/class/infiniband_srp/srp-"$1"-1/add_target; }
+
+# The target: a 64 MiB ramdisk (LUN 0) and a 32 MiB file (LUN 1), ACLs for weft0's and weft2's ports.
+truncate -s 32M /tmp/srp-fileio
+tc_setup() {
+	targetcli >/tmp/targetcli.out 2>&1 <<-EOF
+	/backstores/ramdisk create name=rd0 size=64M
+	/backstores/fileio create name=fi0 file_or_dev=/tmp/srp-fileio
+	/srpt create $wwn
+	/srpt/$wwn/acls create $(iport weft0)
+	/srpt/$wwn/acls create $(iport weft2)
+	/srpt/$wwn/luns create /backstores/ramdisk/rd0
+	/srpt/$wwn/luns create /backstores/fileio/fi0
+	EOF
+}
+tc_setup || bad "targetcli setup: $(cat /tmp/targetcli.out)"
+[ -d /sys/kernel/config/target/srpt/0x$gid1/tpgt_1/lun/lun_1 ] ||
+	bad "LIO has no srpt target with two LUNs: $(tail -5 /tmp/targetcli.out)"
+
+echo "== 1"
+# 1. add_target: the in-tree parser's errors, then a login.
+for s in "foo=1,$login" "id_ext=$ng1,ioc_guid=$ng1,dgid=$gid1,pkey=ffff" "${login/dgid=$gid1/dgid=fe80}" \
+	"$login,cmd_sg_entries=0" "$login,tl_retry_count=9" "$login,io_class=1234" "pkey=zz,$login"; do
+	err=$(add weft0 "$s" 2>&1) && bad "add_target accepted '$s'"
+	grep -q "Invalid argument" <<<"$err" || bad "add_target '$s': $err (want EINVAL)"
+done
+add weft0 "$login" || bad "add_target refused a good login"
+host=
+for h in /sys/class/scsi_host/host*; do
+	[ "$(cat "$h/local_ib_device" 2>/dev/null)" = weft0 ] && host=$h
+done
+[ -n "$host" ] || bad "no SCSI host for weft0's target"
+weft_expect "$host/id_ext" "0x$ng1"$'\n' || bad "host id_ext"
+weft_expect "$host/dgid" "$(cat /sys/class/infiniband/weft1/ports/1/gids/0)"$'\n' || bad "host dgid"
+err=$(add weft0 "$login" 2>&1) && bad "a second identical add_target was accepted"
+grep -q "File exists" <<<"$err" || bad "duplicate add_target: $err (want EEXIST)"
+disk() { # LUN: the /dev node of weft0's LUN
+	lsscsi "${host##*/host}:0:0:$1" 2>/dev/null | awk '{print $NF}'
+}
+for i in $(seq 1 100); do [ -b "$(disk 0)" ] && [ -b "$(disk 1)" ] && break; sleep 0.2; done
+rd=$(disk 0) fi=$(disk 1)
+lsscsi
+[ -b "$rd" ] && [ -b "$fi" ] || bad "the two disks did not appear: $(lsscsi)"
+[ "$(blockdev --getsize64 "$rd")" = $((64 << 20)) ] || bad "rd0 size $(blockdev --getsize64 "$rd")"
+[ "$(blockdev --getsize64 "$fi")" = $((32 << 20)) ] || bad "fi0 size $(blockdev --getsize64 "$fi")"
+sg_inq "$rd" | grep -q "Vendor identification: LIO-ORG" || bad "sg_inq vendor: $(sg_inq "$rd")"
+sg_inq "$fi" | grep -q "Product identification: fi0" || bad "sg_inq product of LUN 1"
+
+echo "== 2"
+# 2. Data.
+vfio() { # NAME DEV [fio options]: verified random writes
+	local n=$1 d=$2
+	shift 2
+	fio --name="$n" --filename="$d" --rw=randwrite --bs=4k --size=24M --ioengine=libaio --iodepth=16 \
+		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 "$@" >/tmp/fio-"$n".out 2>&1
+}
+vfio plain "$rd" || bad "fio verify: $(tail -5 /tmp/fio-plain.out)"
+fio --name=seq --filename="$rd" --rw=write --bs=1M --size=32M --direct=1 --ioengine=libaio --iodepth=4 \
+	--verify=crc32c --do_verify=1 >/tmp/fio-seq.out 2>&1 || bad "fio 1 MiB verify: $(tail -5 /tmp/fio-seq.out)"
+mkfs.ext4 -q -F "$fi" && mkdir -p /mnt/srp && mount "$fi" /mnt/srp || bad "mkfs/mount"
+dd if=/dev/urandom of=/tmp/srp-pat bs=1M count=8 2>/dev/null
+cp /tmp/srp-pat /mnt/srp/pat && umount /mnt/srp && mount "$fi" /mnt/srp && cmp /tmp/srp-pat /mnt/srp/pat ||
+	bad "ext4 round trip"
+umount /mnt/srp
+
+echo "== 3"
+# 3. Resets under verified I/O: LUN reset, target reset (a new login).
+vfio resets "$rd" --loops=3 &
+fpid=$!
+sleep 2
+sg_reset -d "$rd" || bad "sg_reset -d (LUN reset) failed"
+sleep 1
+sg_reset -t "$rd" || bad "sg_reset -t (target reset) failed"
+wait $fpid || bad "fio across resets: $(tail -5 /tmp/fio-resets.out)"
+
+echo "== 4"
+# 4. A cable flap shorter than fast_io_fail_tmo under verified I/O.
+rport=$(ls -d /sys/class/srp_remote_ports/port-"${host##*/host}":1 2>/dev/null)
+[ -n "$rport" ] || bad "no srp_remote_ports entry for the host"
+echo 2 >"$rport/reconnect_delay" || bad "reconnect_delay"
+echo 120 >"$rport/fast_io_fail_tmo" || bad "fast_io_fail_tmo"
+echo 300 >"$rport/dev_loss_tmo" || bad "dev_loss_tmo"
+vfio flap "$rd" --loops=4 &
+fpid=$!
+sleep 2
+echo 0 >$cfs/cables/c0/up
+sleep 4
+echo 1 >$cfs/cables/c0/up
+weft_wait_active weft0 || bad "weft0 not ACTIVE after the flap"
+wait $fpid || bad "fio across a cable flap: $(tail -5 /tmp/fio-flap.out)"
+grep -q . "$rport/state" && weft_expect "$rport/state" $'running\n' || bad "rport not running after the flap"
+
+echo "== 5"
+# 5. OpenSM restarted under verified I/O.
+vfio sm "$rd" --loops=3 &
+fpid=$!
+sleep 1
+weft_sm_stop
+weft_sm_start weft0 2
+wait $fpid || bad "fio across an OpenSM restart: $(tail -5 /tmp/fio-sm.out)"
+
+echo "== 6"
+# 6. The target module unloaded and reloaded: the initiator logs in again.
+vfio reload "$rd" --loops=2 &
+fpid=$!
+sleep 2
+weft_lio_clear || bad "LIO configuration not cleared"
+rmmod weft_srpt || bad "rmmod weft_srpt"
+insmod "$WEFT_MODDIR"/ulp/srp/weft_srpt.ko || bad "insmod weft_srpt"
+tc_setup || bad "targetcli setup again"
+wait $fpid || bad "fio across a target reload: $(tail -5 /tmp/fio-reload.out)"
+weft_expect "$rport/state" $'running\n' || bad "rport not running after the target came back"
+
+echo "== 7"
+# 7. A second initiator on the same target.
+add weft2 "$login" || bad "add_target on weft2"
+host2=
+for i in $(seq 1 100); do
+	for h in /sys/class/scsi_host/host*; do
+		[ "$(cat "$h/local_ib_device" 2>/dev/null)" = weft2 ] && host2=$h
+	done
+	[ -n "$host2" ] && [ -b "$(lsscsi "${host2##*/host}:0:0:0" | awk '{print $NF}')" ] && break
+	sleep 0.2
+done
+rd2=$(lsscsi "${host2##*/host}:0:0:0" | awk '{print $NF}')
+[ -b "$rd2" ] || bad "weft2's disk did not appear"
+vfio two-a "$rd" --offset=0 --size=16M &
+fpid=$!
+vfio two-b "$rd2" --offset=32M --size=16M || bad "fio on weft2: $(tail -5 /tmp/fio-two-b.out)"
+wait $fpid || bad "fio on weft0 beside weft2: $(tail -5 /tmp/fio-two-a.out)"
+echo 1 >"$host2/delete"
+
+echo "== 8"
+# 8. 64 logins and logouts.
+echo 1 >"$host/delete"
+for i in $(seq 1 100); do [ -d "$host" ] || break; sleep 0.1; done
+[ -d "$host" ] && bad "the host did not go after delete"
+for n in $(seq 1 64); do
+	add weft0 "$login" || { bad "login $n failed"; break; }
+	h=
+	for x in /sys/class/scsi_host/host*; do
+		[ "$(cat "$x/local_ib_device" 2>/dev/null)" = weft0 ] && h=$x
+	done
+	[ -n "$h" ] || { bad "login $n: no host"; break; }
+	echo 1 >"$h/delete"
+	for i in $(seq 1 200); do [ -d "$h" ] || break; sleep 0.05; done
+	[ -d "$h" ] && { bad "logout $n: the host stayed"; break; }
+done
+echo "64 logins and logouts done"
+
+echo "== 9"
+# 9. The initiator under I/O: refused while a disk is in use, then clean.
+add weft0 "$login" || bad "login before the unload"
+for i in $(seq 1 100); do
+	d=$(lsscsi | awk '/rd0/ {print $NF}' | head -1)
+	[ -b "$d" ] && break
+	sleep 0.2
+done
+vfio unload "$d" --loops=2 &
+fpid=$!
+sleep 2
+rmmod weft_srp 2>/dev/null && bad "weft_srp unloaded with a disk open"
+wait $fpid || bad "fio while rmmod was refused: $(tail -5 /tmp/fio-unload.out)"
+rmmod weft_srp || bad "rmmod weft_srp with its disks idle"
+[ -d /sys/class/infiniband_srp ] && bad "class infiniband_srp left behind"
+
+weft_sm_stop
+weft_unload || bad "unload"
+weft_check_taint || fail=1
+exit $fail
