@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes the seed corpus of each fuzz target (tests/fuzz/corpus/<target>/):
+ * valid inputs made by Weft's own builders, as the KUnit suites make them
+ * (drivers/hca/tests/sample_packet.h, the RMPP Sender, DR SMPs along a
+ * path).  `make -C tests/fuzz seeds` regenerates them; the result is
+ * committed, next to the regression inputs of every finding.
+ */
+#include "fuzz.h"
+
+#include <weft/iba/dr.h>
+
+#include "../../core/mad/rmpp.h"
+#include "../../drivers/hca/packet.h"
+#include "../../drivers/hca/tests/sample_packet.h"
+
+extern "C" int weft_fuzz_write(const char *dir, const char *name, const void *data, size_t len);
+
+using namespace weft;
+
+namespace {
+
+const char *root;
+
+WEFT_PRINTF(3, 4) void format(char *buf, size_t size, const char *fmt, ...)
+{
+	__builtin_va_list ap;
+	__builtin_va_start(ap, fmt);
+	weft_vsnprintf(buf, size, fmt, ap);
+	__builtin_va_end(ap);
+}
+
+void put(const char *target, const char *name, const void *data, size_t len)
+{
+	char dir[512];
+	format(dir, sizeof(dir), "%s/%s", root, target);
+	weft_fuzz_write(dir, name, data, len);
+}
+
+/* Every opcode Weft speaks, with and without a GRH, with a payload where the opcode carries one. */
+void packets()
+{
+	uint8_t payload[300], wire[512];
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = uint8_t(i * 7);
+	for (unsigned opc = 0; opc < 256; opc++) {
+		const iba::OpcodeInfo &op = iba::opcode_info(uint8_t(opc));
+		if (!op.valid)
+			continue;
+		for (int grh = 0; grh < 2; grh++) {
+			size_t plen = op.payload ? (opc % 3 == 0 ? 256 : 13) : 0;
+			hca::PacketSpec s = hca::fixture::sample(uint8_t(opc), ConstBytes(payload, plen), grh);
+			auto len = hca::build(Bytes(wire, sizeof(wire)), s);
+			if (!len)
+				continue;
+			char name[64];
+			format(name, sizeof(name), "op%02x%s", opc, grh ? "-grh" : "");
+			put("packet", name, wire, len.value());
+		}
+	}
+}
+
+/* Records (fuzz.h): a 2-byte length, then the bytes. */
+struct Out {
+	uint8_t buf[16384];
+	size_t n = 0;
+	void byte(uint8_t b) { buf[n++] = b; }
+	void record(const void *p, size_t len)
+	{
+		byte(uint8_t(len >> 8));
+		byte(uint8_t(len));
+		__builtin_memcpy(buf + n, p, len);
+		n += len;
+	}
+};
+
+/* A message of @len bytes of class @cls, as an agent would send it. */
+void message(uint8_t *m, size_t len, uint8_t cls)
+{
+	for (size_t i = 0; i < len; i++)
+		m[i] = uint8_t(i * 13 + 1);
+	m[0] = 1;
+	m[1] = cls;
+	m[2] = 2;
+	m[3] = 0x12; /* GetTableResp */
+}
+
+void rmpp_seeds()
+{
+	static const uint8_t classes[] = {iba::mgmt_class::subn_adm, 0x30 /* vendor range 2 */, 0x05 /* dev_mgt */};
+	static const size_t lens[] = {100, 256, 600, 3000};
+	for (uint8_t cls : classes) {
+		for (size_t len : lens) {
+			uint8_t msg[4096];
+			message(msg, len, cls);
+			char name[64];
+			/* Receiving: the Sender's segments, in order, as they come off the wire. */
+			auto s = mad::rmpp::Sender::make(ConstBytes(msg, len));
+			if (!s)
+				continue;
+			Out rx;
+			rx.byte(0);
+			mad::Mad seg;
+			for (uint32_t n = 1; n <= s.value()->count(); n++) {
+				s.value()->build(n, seg);
+				rx.record(seg.bytes, sizeof(seg.bytes));
+			}
+			format(name, sizeof(name), "rx-%02x-%zu", cls, len);
+			put("rmpp", name, rx.buf, rx.n);
+			/* Sending: the message, then ACKs opening the window step by step. */
+			Out tx;
+			tx.byte(1);
+			tx.record(msg, len);
+			for (uint32_t a = 1; a <= s.value()->count(); a++) {
+				uint8_t ack[8] = {uint8_t(a >> 8), uint8_t(a), uint8_t((a + 16) >> 8), uint8_t(a + 16)};
+				tx.record(ack, sizeof(ack));
+			}
+			format(name, sizeof(name), "tx-%02x-%zu", cls, len);
+			put("rmpp", name, tx.buf, tx.n);
+		}
+	}
+}
+
+/*
+ * Directed-route SMPs: a path of @hops switches to a CA, purely directed
+ * or with a LID-routed leg, and the nodes and arrival ports along it.
+ */
+void smi_seeds()
+{
+	for (unsigned hops = 0; hops <= 6; hops++) {
+		for (int lid_leg = 0; lid_leg < 2; lid_leg++) {
+			Out o;
+			iba::Smp smp;
+			__builtin_memset(&smp, 0, sizeof(smp));
+			smp.base_version.set(1);
+			smp.mgmt_class.set(iba::mgmt_class::subn_directed_route);
+			smp.class_version.set(1);
+			smp.method.set(1);
+			smp.hop_count.set(uint8_t(hops));
+			smp.attr_id.set(0x0011);
+			smp.dr_slid.set(iba::permissive_lid);
+			smp.dr_dlid.set(lid_leg ? 0x0005 : iba::permissive_lid);
+			for (unsigned h = 1; h <= hops; h++)
+				smp.initial_path[h] = uint8_t(1 + h % 4);
+			__builtin_memcpy(o.buf, &smp, sizeof(smp));
+			o.n = sizeof(smp);
+			/* The SM's node: a CA with 2 ports (or a switch of 8 when it routes by LID). */
+			o.byte(lid_leg ? (8 << 1 | 1) : (2 << 1));
+			o.byte(0);
+			/* Out: switches of 8 ports, the last node a CA; then the same way back. */
+			for (unsigned h = 1; h <= hops + lid_leg; h++) {
+				o.byte(h == hops + lid_leg ? (2 << 1) : (8 << 1 | 1));
+				o.byte(uint8_t(1 + (h + 1) % 4));
+			}
+			for (unsigned h = 0; h <= hops + lid_leg; h++) {
+				o.byte(8 << 1 | 1);
+				o.byte(uint8_t(1 + h % 8));
+			}
+			char name[64];
+			format(name, sizeof(name), "dr-%u%s", hops, lid_leg ? "-lid" : "");
+			put("smi", name, o.buf, o.n);
+		}
+	}
+}
+
+} // namespace
+
+/* Freestanding C++ does not know main: spelled as C. */
+extern "C" int main(int argc, char **argv);
+extern "C" int main(int argc, char **argv)
+{
+	root = argc > 1 ? argv[1] : "corpus";
+	packets();
+	rmpp_seeds();
+	smi_seeds();
+	return 0;
+}
