@@ -13,6 +13,9 @@
 #define WEFT_FUZZ_TARGET(...) extern "C" int LLVMFuzzerTestOneInput(__VA_ARGS__)
 WEFT_FUZZ_TARGET(const uint8_t *data, size_t size);
 
+/* host/runtime.c: let @ms of virtual time pass, running the work that falls due. */
+extern "C" void weft_host_advance(unsigned int ms);
+
 namespace weft::fuzz {
 
 /* A broken promise is a finding: report it like a crash. */

@@ -3,7 +3,7 @@
  * Writes the seed corpus of each fuzz target (tests/fuzz/corpus/<target>/):
  * valid inputs made by Weft's own builders, as the KUnit suites make them
  * (drivers/hca/tests/sample_packet.h, the RMPP Sender, DR SMPs along a
- * path).  `make -C tests/fuzz seeds` regenerates them; the result is
+ * path, the MAD service's responses and strays).  `make -C tests/fuzz seeds` regenerates them; the result is
  * committed, next to the regression inputs of every finding.
  */
 #include "fuzz.h"
@@ -163,6 +163,97 @@ void smi_seeds()
 	}
 }
 
+/* A MAD record of the mad target: control byte, then the MAD. */
+void mad_record(Out &o, uint8_t ctl, const uint8_t *mad)
+{
+	uint8_t rec[1 + iba::mad_size];
+	rec[0] = ctl;
+	__builtin_memcpy(rec + 1, mad, iba::mad_size);
+	o.record(rec, sizeof(rec));
+}
+
+void header(uint8_t *m, uint8_t cls, uint8_t version, uint8_t method, uint64_t tid)
+{
+	__builtin_memset(m, 0, iba::mad_size);
+	auto &h = *reinterpret_cast<iba::MadHeader *>(m);
+	h.base_version.set(1);
+	h.mgmt_class.set(cls);
+	h.class_version.set(version);
+	h.method.set(method);
+	h.tid.set(tid);
+}
+
+/* The MAD service's traffic (mad.cpp): responses to its three requests, a long vendor answer, strays. */
+void mad_seeds()
+{
+	uint8_t m[iba::mad_size];
+	/* SA GetTableResp in RMPP segments, matched to request 1, with time passing between. */
+	static const size_t lens[] = {300, 1000};
+	for (size_t len : lens) {
+		Out o;
+		uint8_t msg[1024];
+		message(msg, len, iba::mgmt_class::subn_adm);
+		msg[3] = 0x92;
+		auto s = mad::rmpp::Sender::make(ConstBytes(msg, len));
+		if (!s)
+			continue;
+		mad::Mad seg;
+		for (uint32_t n = 1; n <= s.value()->count(); n++) {
+			s.value()->build(n, seg);
+			mad_record(o, n == 2 ? (1 | 4) : 1, seg.bytes);
+			if (n == 2)
+				o.byte(3);
+		}
+		char name[64];
+		format(name, sizeof(name), "sa-table-%zu", len);
+		put("mad", name, o.buf, o.n);
+	}
+	/* PerfMgt and vendor GetResp matched to requests 3 and 2; then the timers run out. */
+	{
+		Out o;
+		header(m, 0x04, 1, 0x81, 0);
+		mad_record(o, 3, m);
+		header(m, 0x30, 1, 0x81, 0);
+		mad_record(o, 2, m);
+		put("mad", "responses", o.buf, o.n);
+	}
+	/* A vendor Get its agent answers with four segments, then the peer's ACKs (IBA 13.6.5.1). */
+	{
+		Out o;
+		header(m, 0x30, 1, 0x01, 0x77);
+		m[37] = 0x00, m[38] = 0x14, m[39] = 0x05;
+		mad_record(o, 0, m);
+		for (uint32_t a = 1; a <= 4; a++) {
+			header(m, 0x30, 1, 0x01, 0x77);
+			m[37] = 0x00, m[38] = 0x14, m[39] = 0x05;
+			auto &r = mad::rmpp::header(m);
+			r.version.set(1);
+			r.type.set(iba::rmpp_type::ack);
+			iba::RmppHeader::Flags::set(r.rtime_flags, iba::rmpp_flag::active);
+			r.seg_num.set(a);
+			r.paylen_newwin.set(a + 1);
+			mad_record(o, a == 2 ? 4 : 0, m);
+			if (a == 2)
+				o.byte(200);
+		}
+		put("mad", "vendor-long-answer", o.buf, o.n);
+	}
+	/* Strays: a Get nobody serves, a served class in another version, a bad base version, a Report. */
+	{
+		Out o;
+		header(m, 0x21, 1, 0x01, 5);
+		mad_record(o, 0, m);
+		header(m, 0x04, 2, 0x01, 6);
+		mad_record(o, 0, m);
+		header(m, 0x04, 1, 0x01, 7);
+		m[0] = 2;
+		mad_record(o, 8, m);
+		header(m, 0x03, 2, 0x06, 8);
+		mad_record(o, 0, m);
+		put("mad", "strays", o.buf, o.n);
+	}
+}
+
 } // namespace
 
 /* Freestanding C++ does not know main: spelled as C. */
@@ -173,5 +264,6 @@ extern "C" int main(int argc, char **argv)
 	packets();
 	rmpp_seeds();
 	smi_seeds();
+	mad_seeds();
 	return 0;
 }

@@ -3,7 +3,8 @@
  * The Weft runtime's C API (include/weft/rt/kapi.h) for a host process:
  * what the freestanding C++ parsers call instead of the kernel when they
  * are built for libFuzzer (tests/fuzz/README.md).  Single-threaded: locks
- * only count, work and timers never run.  A kernel WARN is a bug the
+ * are flags, time is virtual, work runs when a target lets time pass
+ * (weft_host_advance), hrtimers never fire.  A kernel WARN is a bug the
  * fuzzer must report, so weft_warn() aborts.
  */
 #include <stdbool.h>
@@ -11,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <weft/layout.h>
 #include <weft/rt/kapi.h>
@@ -126,33 +126,117 @@ int weft_waitq_wait(void *wq, bool (*cond)(void *ctx), void *ctx, long timeout_m
 	return -WEFT_ETIMEDOUT;
 }
 
-/* --- work: recorded as pending, never run ----------------------------- */
-void weft_work_init(void *w, void (*fn)(struct work_struct *), const char *n, void *k)
+/*
+ * --- work: queued on one list and run only when a target lets time pass
+ * (weft_host_advance), so that timers and retries are driven by the input.
+ */
+struct host_work {
+	bool pending;
+	void (*fn)(struct work_struct *);
+	uint64_t due_ms;
+	struct host_work *next;
+};
+static struct host_work *queued;
+static uint64_t host_ns;
+
+static uint64_t now_ms(void) { return host_ns / 1000000u; }
+
+static void unlink_work(struct host_work *w)
 {
-	(void)fn; (void)n; (void)k;
-	*(int *)w = 0;
+	for (struct host_work **p = &queued; *p; p = &(*p)->next) {
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	}
+	w->pending = false;
+}
+static bool queue_at(void *work, unsigned long delay_ms, bool modify)
+{
+	struct host_work *w = work;
+	if (w->pending) {
+		if (modify)
+			w->due_ms = now_ms() + delay_ms;
+		return false;
+	}
+	w->pending = true;
+	w->due_ms = now_ms() + delay_ms;
+	w->next = queued;
+	queued = w;
+	return true;
+}
+static bool cancel(void *work)
+{
+	struct host_work *w = work;
+	bool was = w->pending;
+	if (was)
+		unlink_work(w);
+	return was;
+}
+
+void weft_work_init(void *work, void (*fn)(struct work_struct *), const char *n, void *k)
+{
+	struct host_work *w = work;
+	(void)n;
+	(void)k;
+	_Static_assert(sizeof(struct host_work) <= WEFT_SIZEOF_WORK_STRUCT, "host work fits");
+	w->pending = false;
+	w->fn = fn;
+	w->next = NULL;
 }
 void weft_delayed_work_init(void *w, void (*fn)(struct work_struct *), const char *n, void *k)
 {
 	weft_work_init(w, fn, n, k);
 }
-void weft_work_destroy(void *w) { (void)w; }
-void weft_delayed_work_destroy(void *w) { (void)w; }
+void weft_work_destroy(void *w)
+{
+	if (((struct host_work *)w)->pending)
+		weft_warn(__FILE__, __LINE__, "work destroyed while queued");
+}
+void weft_delayed_work_destroy(void *w) { weft_work_destroy(w); }
 void *weft_delayed_work_of(struct work_struct *w) { return w; }
-static bool set_pending(void *w) { bool was = *(int *)w; *(int *)w = 1; return !was; }
-static bool clear_pending(void *w) { bool was = *(int *)w; *(int *)w = 0; return was; }
-bool weft_queue_work(void *wq, void *w) { (void)wq; return set_pending(w); }
-bool weft_queue_delayed_work(void *wq, void *w, unsigned long ms) { (void)wq; (void)ms; return set_pending(w); }
-bool weft_mod_delayed_work(void *wq, void *w, unsigned long ms) { (void)wq; (void)ms; return !set_pending(w); }
-bool weft_cancel_work_sync(void *w) { return clear_pending(w); }
-bool weft_cancel_delayed_work_sync(void *w) { return clear_pending(w); }
-bool weft_cancel_delayed_work(void *w) { return clear_pending(w); }
-bool weft_flush_work(void *w) { return clear_pending(w); }
+bool weft_queue_work(void *wq, void *w) { (void)wq; return queue_at(w, 0, false); }
+bool weft_queue_delayed_work(void *wq, void *w, unsigned long ms) { (void)wq; return queue_at(w, ms, false); }
+bool weft_mod_delayed_work(void *wq, void *w, unsigned long ms)
+{
+	(void)wq;
+	return !queue_at(w, ms, true);
+}
+bool weft_cancel_work_sync(void *w) { return cancel(w); }
+bool weft_cancel_delayed_work_sync(void *w) { return cancel(w); }
+bool weft_cancel_delayed_work(void *w) { return cancel(w); }
+bool weft_flush_work(void *w)
+{
+	struct host_work *hw = w;
+	if (!hw->pending)
+		return false;
+	unlink_work(hw);
+	hw->fn((struct work_struct *)hw);
+	return true;
+}
 static int host_wq;
 void *weft_alloc_workqueue(const char *n, bool o, int m) { (void)n; (void)o; (void)m; return &host_wq; }
 void *weft_alloc_highpri_workqueue(const char *n) { (void)n; return &host_wq; }
 void weft_flush_workqueue(void *wq) { (void)wq; }
 void weft_destroy_workqueue(void *wq) { (void)wq; }
+
+/* Let @ms pass, running every work item that falls due (what it queues too). */
+void weft_host_advance(unsigned int ms);
+void weft_host_advance(unsigned int ms)
+{
+	host_ns += (uint64_t)ms * 1000000u;
+	for (unsigned int rounds = 0; rounds < 1000; rounds++) {
+		struct host_work *due = NULL;
+		for (struct host_work *w = queued; w; w = w->next)
+			if (w->due_ms <= now_ms())
+				due = w;
+		if (!due)
+			return;
+		unlink_work(due);
+		due->fn((struct work_struct *)due);
+	}
+	weft_warn(__FILE__, __LINE__, "work requeues itself without end");
+}
 
 /* --- CPUs ------------------------------------------------------------------ */
 void weft_cpu_call_init(void *csd, void (*fn)(void *), void *info) { (void)csd; (void)fn; (void)info; }
@@ -183,18 +267,13 @@ void weft_warn(const char *file, int line, const char *what)
 	fprintf(stderr, "WEFT WARN at %s:%d: %s\n", file, line, what);
 	abort();
 }
-static uint64_t host_jiffies;
-uint64_t weft_jiffies(void) { return host_jiffies; }
+/* Time is virtual: a jiffy is a millisecond, and only sleeps and weft_host_advance move it. */
+uint64_t weft_jiffies(void) { return now_ms(); }
 unsigned long weft_msecs_to_jiffies(unsigned int ms) { return ms; }
-void weft_msleep(unsigned int ms) { host_jiffies += ms; }
-uint64_t weft_ktime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
+void weft_msleep(unsigned int ms) { host_ns += (uint64_t)ms * 1000000u; }
+uint64_t weft_ktime_ns(void) { return host_ns; }
 void weft_cond_resched(void) {}
-const void *weft_current_task(void) { return &host_jiffies; }
+const void *weft_current_task(void) { return &host_ns; }
 
 /* --- checksums ------------------------------------------------------------ */
 uint32_t weft_crc32_le(uint32_t crc, const void *p, size_t len)
