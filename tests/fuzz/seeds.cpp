@@ -9,6 +9,8 @@
 #include "fuzz.h"
 
 #include <weft/iba/dr.h>
+#include <weft/iba/pma.h>
+#include <weft/iba/smp_attrs.h>
 
 #include "../../core/mad/rmpp.h"
 #include "../../drivers/hca/packet.h"
@@ -254,6 +256,81 @@ void mad_seeds()
 	}
 }
 
+/*
+ * The CA's firmware agents (sma.cpp target): a Get of every SMP attribute,
+ * LID routed and zero-hop directed, on either port; the PMA's attributes;
+ * Sets of what a Get returns are left to the fuzzer's mutations.
+ */
+void sma_seeds()
+{
+	static const uint16_t attrs[] = {
+		iba::smp_attr::node_description, iba::smp_attr::node_info, iba::smp_attr::switch_info,
+		iba::smp_attr::guid_info, iba::smp_attr::port_info, iba::smp_attr::pkey_table,
+		iba::smp_attr::sl_to_vl_table, iba::smp_attr::vl_arbitration, iba::smp_attr::linear_fdb,
+		iba::smp_attr::multicast_fdb, iba::smp_attr::sm_info, iba::smp_attr::notice,
+	};
+	uint8_t m[iba::mad_size];
+	for (int dr = 0; dr < 2; dr++) {
+		Out o;
+		for (uint16_t a : attrs) {
+			header(m, dr ? iba::mgmt_class::subn_directed_route : iba::mgmt_class::subn_lid_routed, 1,
+			       0x01, 0x1000 + a);
+			auto &smp = *reinterpret_cast<iba::Smp *>(m);
+			smp.attr_id.set(a);
+			smp.attr_mod.set(a == iba::smp_attr::port_info ? 1 : 0);
+			if (dr) {
+				smp.dr_slid.set(iba::permissive_lid);
+				smp.dr_dlid.set(iba::permissive_lid);
+			}
+			mad_record(o, a & 1 ? 0x40 : 0, m);
+		}
+		put("sma", dr ? "smp-get-all-dr" : "smp-get-all", o.buf, o.n);
+	}
+	/* M_Key set on PortInfo, then a Get with the wrong key after the lease ran out. */
+	{
+		Out o;
+		header(m, iba::mgmt_class::subn_lid_routed, 1, 0x02, 0x2000);
+		auto &smp = *reinterpret_cast<iba::Smp *>(m);
+		smp.attr_id.set(iba::smp_attr::port_info);
+		smp.attr_mod.set(1);
+		auto &pi = *reinterpret_cast<iba::PortInfo *>(smp.data);
+		pi.m_key.set(0x1122334455667788ull);
+		pi.lid.set(5);
+		pi.master_sm_lid.set(1);
+		mad_record(o, 0, m);
+		header(m, iba::mgmt_class::subn_lid_routed, 1, 0x01, 0x2001);
+		smp.attr_id.set(iba::smp_attr::port_info);
+		smp.attr_mod.set(1);
+		smp.m_key.set(7);
+		mad_record(o, 0x80 | 10, m);
+		put("sma", "m-key", o.buf, o.n);
+	}
+	/* PMA: ClassPortInfo, PortCounters(Extended) of each port and of all, a clearing Set. */
+	{
+		Out o;
+		static const uint16_t pattrs[] = {iba::pma_attr::class_port_info, iba::pma_attr::port_counters,
+						  iba::pma_attr::port_counters_ext};
+		for (uint16_t a : pattrs) {
+			static const uint8_t ports[] = {1, 2, 0xff};
+			for (uint8_t port : ports) {
+				header(m, 0x04, 1, 0x01, 0x3000 + a);
+				auto &p = *reinterpret_cast<iba::PmaMad *>(m);
+				p.hdr.attr_id.set(a);
+				p.data[1] = port;
+				mad_record(o, 0, m);
+			}
+		}
+		header(m, 0x04, 1, 0x02, 0x3100);
+		auto &p = *reinterpret_cast<iba::PmaMad *>(m);
+		p.hdr.attr_id.set(iba::pma_attr::port_counters);
+		p.data[1] = 1;
+		p.data[2] = 0xff;
+		p.data[3] = 0xff;
+		mad_record(o, 0, m);
+		put("sma", "pma", o.buf, o.n);
+	}
+}
+
 } // namespace
 
 /* Freestanding C++ does not know main: spelled as C. */
@@ -265,5 +342,6 @@ extern "C" int main(int argc, char **argv)
 	rmpp_seeds();
 	smi_seeds();
 	mad_seeds();
+	sma_seeds();
 	return 0;
 }
