@@ -15,6 +15,7 @@
 #include "../../core/mad/rmpp.h"
 #include "../../drivers/hca/packet.h"
 #include "../../drivers/hca/tests/sample_packet.h"
+#include "../../userspace/umad/abi.h"
 
 extern "C" int weft_fuzz_write(const char *dir, const char *name, const void *data, size_t len);
 
@@ -331,6 +332,77 @@ void sma_seeds()
 	}
 }
 
+/* umad (umad.cpp): an operation byte, then its argument. */
+void umad_op(Out &o, uint8_t op, const void *arg, size_t len)
+{
+	uint8_t rec[4200];
+	rec[0] = op;
+	__builtin_memcpy(rec + 1, arg, len);
+	o.record(rec, len + 1);
+}
+
+/* Register, send a request and take its answer, serve a class and read what arrives. */
+void umad_seeds()
+{
+	for (int rmpp = 0; rmpp < 2; rmpp++) {
+		Out o;
+		umad::abi::RegReq2 r2{};
+		r2.qpn = 1;
+		r2.mgmt_class = rmpp ? iba::mgmt_class::subn_adm : 0x04;
+		r2.mgmt_class_version = rmpp ? 2 : 1;
+		r2.rmpp_version = rmpp ? 1 : 0;
+		r2.method_mask[0] = rmpp ? 0 : 0x2; /* a PerfMgt server: Get */
+		umad_op(o, 1, &r2, sizeof(r2));
+		/* write: the 64-byte header, then a request (a Get, or an SA GetTable). */
+		uint8_t w[64 + iba::mad_size] = {};
+		auto &h = *reinterpret_cast<umad::abi::Hdr *>(w);
+		h.timeout_ms = 100;
+		h.retries = 1;
+		h.qpn.set(1);
+		h.qkey.set(0x80010000);
+		h.lid.set(3);
+		header(w + 64, r2.mgmt_class, r2.mgmt_class_version, rmpp ? 0x12 : 0x01, 0x55);
+		umad_op(o, 4, w, sizeof(w));
+		o.byte(0); /* the write claims what it has */
+		/* the answer (method | 0x80, same TID), then read it. */
+		const uint8_t none[1] = {0};
+		umad_op(o, 7, none, 0);
+		uint8_t rd[1] = {0};
+		umad_op(o, 5, rd, 0);
+		/* A Get arriving for the served class, read with room for header and MAD. */
+		uint8_t m[iba::mad_size];
+		header(m, 0x04, 1, 0x01, 0x99);
+		umad_op(o, 6, m, sizeof(m));
+		uint8_t big[320] = {};
+		umad_op(o, 5, big, sizeof(big));
+		/* Time passing, an unregister, and a write that claims 4 GiB. */
+		const uint8_t t[1] = {50};
+		umad_op(o, 8, t, 1);
+		umad_op(o, 4, w, sizeof(w));
+		o.byte(0xff);
+		const uint32_t id = 0;
+		umad_op(o, 2, &id, sizeof(id));
+		put("umad", rmpp ? "sa-client" : "perf-server", o.buf, o.n);
+	}
+	/* The old ioctl and header, ENABLE_PKEY after it (EINVAL), a QP0 agent. */
+	{
+		Out o;
+		umad::abi::RegReq r{};
+		r.qpn = 0;
+		r.mgmt_class = iba::mgmt_class::subn_lid_routed;
+		r.mgmt_class_version = 1;
+		r.method_mask[0] = 0x2;
+		umad_op(o, 0, &r, sizeof(r));
+		umad_op(o, 3, &r, 0);
+		uint8_t m[iba::mad_size];
+		header(m, iba::mgmt_class::subn_lid_routed, 1, 0x01, 0x42);
+		umad_op(o, 6, m, sizeof(m));
+		uint8_t big[320] = {};
+		umad_op(o, 5, big, sizeof(big));
+		put("umad", "qp0-old-abi", o.buf, o.n);
+	}
+}
+
 } // namespace
 
 /* Freestanding C++ does not know main: spelled as C. */
@@ -343,5 +415,6 @@ extern "C" int main(int argc, char **argv)
 	smi_seeds();
 	mad_seeds();
 	sma_seeds();
+	umad_seeds();
 	return 0;
 }
