@@ -26,7 +26,8 @@ for t in "$@"; do
 		ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$stats")
 		eps=$(sed -n 's/^stat::average_exec_per_sec:[[:space:]]*//p' "$log")
 		seeds=$(find "$here/corpus/$t" -type f | wc -l)
-		echo "ok   fuzz_$t: $runs runs, $seeds seeds, coverage $cov edges / $ft features, ${eps:-?} exec/s"
+		case "${eps:-0}" in 0) speed="in under a second" ;; *) speed="$eps exec/s" ;; esac
+		echo "ok   fuzz_$t: $runs runs, $seeds seeds, coverage $cov edges / $ft features, $speed"
 		pass=$((pass + 1))
 	else
 		echo "FAIL fuzz_$t: $(grep -m1 -E 'ERROR:|runtime error|WEFT WARN|Assertion' "$log" || echo 'exit status') (log: $log)"
