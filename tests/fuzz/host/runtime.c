@@ -3,7 +3,7 @@
  * The Weft runtime's C API (include/weft/rt/kapi.h) for a host process:
  * what the freestanding C++ parsers call instead of the kernel when they
  * are built for libFuzzer (tests/fuzz/README.md).  Single-threaded: locks
- * are flags, time is virtual, work runs when a target lets time pass
+ * are flags (a recursive take is a finding), time is virtual, work runs when a target lets time pass
  * (weft_host_advance), hrtimers never fire.  A kernel WARN is a bug the
  * fuzzer must report, so weft_warn() aborts.
  */
@@ -73,23 +73,38 @@ unsigned int weft_alloc_fail_disarm(void)
 	return n;
 }
 
-/* --- locks: one thread, so a lock is a held flag ----------------------- */
+/*
+ * --- locks: one thread, so a lock is a held flag; taking one held already
+ * (a self-deadlock in the kernel) or releasing one not held is a finding.
+ */
+static void take(void *lock, const char *what)
+{
+	if (*(int *)lock)
+		weft_warn(__FILE__, __LINE__, what);
+	*(int *)lock = 1;
+}
+static void release(void *lock, const char *what)
+{
+	if (!*(int *)lock)
+		weft_warn(__FILE__, __LINE__, what);
+	*(int *)lock = 0;
+}
 void weft_spin_init(void *lock, const char *name, void *key) { (void)name; (void)key; *(int *)lock = 0; }
-void weft_spin_lock(void *lock) { *(int *)lock = 1; }
-void weft_spin_unlock(void *lock) { *(int *)lock = 0; }
-void weft_spin_lock_bh(void *lock) { *(int *)lock = 1; }
-void weft_spin_unlock_bh(void *lock) { *(int *)lock = 0; }
-unsigned long weft_spin_lock_irqsave(void *lock) { *(int *)lock = 1; return 0; }
-void weft_spin_unlock_irqrestore(void *lock, unsigned long f) { (void)f; *(int *)lock = 0; }
+void weft_spin_lock(void *lock) { take(lock, "spinlock taken twice"); }
+void weft_spin_unlock(void *lock) { release(lock, "spinlock released unheld"); }
+void weft_spin_lock_bh(void *lock) { take(lock, "spinlock taken twice"); }
+void weft_spin_unlock_bh(void *lock) { release(lock, "spinlock released unheld"); }
+unsigned long weft_spin_lock_irqsave(void *lock) { take(lock, "spinlock taken twice"); return 0; }
+void weft_spin_unlock_irqrestore(void *lock, unsigned long f) { (void)f; release(lock, "spinlock released unheld"); }
 bool weft_spin_is_locked(void *lock) { return *(int *)lock; }
-void weft_spin_assert_held(void *lock) { if (!*(int *)lock) weft_warn(__FILE__, __LINE__, "spinlock not held"); }
+void weft_spin_assert_held(void *lock) { if (!*(int *)lock) weft_warn(__FILE__, __LINE__, "lock not held"); }
 
 void weft_mutex_init(void *m, const char *name, void *key) { weft_spin_init(m, name, key); }
-void weft_mutex_destroy(void *m) { (void)m; }
-void weft_mutex_lock(void *m) { *(int *)m = 1; }
-int weft_mutex_lock_interruptible(void *m) { *(int *)m = 1; return 0; }
+void weft_mutex_destroy(void *m) { if (*(int *)m) weft_warn(__FILE__, __LINE__, "mutex destroyed held"); }
+void weft_mutex_lock(void *m) { take(m, "mutex taken twice"); }
+int weft_mutex_lock_interruptible(void *m) { take(m, "mutex taken twice"); return 0; }
 bool weft_mutex_trylock(void *m) { if (*(int *)m) return false; *(int *)m = 1; return true; }
-void weft_mutex_unlock(void *m) { *(int *)m = 0; }
+void weft_mutex_unlock(void *m) { release(m, "mutex released unheld"); }
 bool weft_mutex_is_locked(void *m) { return *(int *)m; }
 void weft_mutex_assert_held(void *m) { weft_spin_assert_held(m); }
 
