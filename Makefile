@@ -6,6 +6,7 @@
 #                        kernel's build dir if present, else Debian's 6.1 headers)
 #   make KDIR=<tree>     build for another kernel (e.g. the debug kernel)
 #   make sparse          run sparse (C=2) over every C shim
+#   make fuzz            libFuzzer+ASan+UBSan runs of the pure parsers on the host (FUZZ_RUNS=N each)
 #   make check           the test suite: both kernels, KUnit + integration in QEMU
 #   make check-race      KUnit + concurrency-heavy integration tests under KCSAN
 #   make soak MINUTES=N  mixed traffic under cable flaps and restarts, debug kernel
@@ -104,6 +105,11 @@ profile-ipoib: modules
 deps:
 	@$(SRCDIR)/scripts/deps.sh
 
+# Host fuzzing of the freestanding parsers (tests/fuzz/README.md); no kernel needed.
+.PHONY: fuzz
+fuzz:
+	@$(MAKE) --no-print-directory -C $(SRCDIR)/tests/fuzz $(if $(FUZZ_RUNS),FUZZ_RUNS=$(FUZZ_RUNS))
+
 print-kdir:
 	@echo $(KDIR)
 
@@ -114,4 +120,4 @@ clean:
 	rm -rf $(SRCDIR)/build
 
 help:
-	@sed -n '3,20p' $(SRCDIR)/Makefile
+	@sed -n '3,21p' $(SRCDIR)/Makefile

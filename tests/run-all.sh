@@ -110,6 +110,18 @@ if [ "$stock_ok" = 1 ]; then
 		"$(make --no-print-directory -s print-cxx)"
 fi
 
+# Each fuzz target a Weft test (tests/fuzz/README.md): seeded, bounded by runs, not by time.
+section "host fuzzing: the pure parsers under libFuzzer, ASan, UBSan (make fuzz)"
+make --no-print-directory fuzz >build/logs/fuzz.log 2>&1
+for t in $(make --no-print-directory -s -C tests/fuzz print-targets); do
+	line=$(grep -E "^(ok  |FAIL) fuzz_$t:" build/logs/fuzz.log | tail -1)
+	case "$line" in
+	"ok   "*) record PASS "fuzz/$t" "${line#*: }" ;;
+	"FAIL "*) record FAIL "fuzz/$t" "${line#*: }" ;;
+	*) record FAIL "fuzz/$t" "did not run (see build/logs/fuzz.log)" ;;
+	esac
+done
+
 section "harness self-test: splat scanner"
 checker tests/harness/selftest-splat.sh
 

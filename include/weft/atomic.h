@@ -22,24 +22,36 @@ enum class Order : int {
 	SeqCst = __ATOMIC_SEQ_CST,
 };
 
+/* What an Atomic<T> stores: an enum as its underlying integer, which clang's builtins require. */
+template <typename T, bool = __is_enum(T)> struct AtomicRep {
+	using type = T;
+};
+template <typename T> struct AtomicRep<T, true> {
+	using type = __underlying_type(T);
+};
+
 template <typename T> class Atomic {
 	static_assert(sizeof(T) <= 8 && __atomic_always_lock_free(sizeof(T), 0),
 		      "Atomic<T> needs a lock-free T");
+	using Rep = typename AtomicRep<T>::type;
 
 public:
 	constexpr Atomic() : v_() {}
-	constexpr explicit Atomic(T v) : v_(v) {}
+	constexpr explicit Atomic(T v) : v_(static_cast<Rep>(v)) {}
 	Atomic(const Atomic &) = delete;
 	Atomic &operator=(const Atomic &) = delete;
 
-	T load(Order o) const { return __atomic_load_n(&v_, int(o)); }
-	void store(T v, Order o) { __atomic_store_n(&v_, v, int(o)); }
-	T exchange(T v, Order o) { return __atomic_exchange_n(&v_, v, int(o)); }
+	T load(Order o) const { return static_cast<T>(__atomic_load_n(&v_, int(o))); }
+	void store(T v, Order o) { __atomic_store_n(&v_, static_cast<Rep>(v), int(o)); }
+	T exchange(T v, Order o) { return static_cast<T>(__atomic_exchange_n(&v_, static_cast<Rep>(v), int(o))); }
 	/* On failure @expected gets the value found. */
 	bool compare_exchange(T &expected, T desired, Order success, Order failure)
 	{
-		return __atomic_compare_exchange_n(&v_, &expected, desired, false, int(success),
-						   int(failure));
+		Rep e = static_cast<Rep>(expected);
+		bool ok = __atomic_compare_exchange_n(&v_, &e, static_cast<Rep>(desired), false, int(success),
+						      int(failure));
+		expected = static_cast<T>(e);
+		return ok;
 	}
 	T fetch_add(T d, Order o) { return __atomic_fetch_add(&v_, d, int(o)); }
 	T fetch_sub(T d, Order o) { return __atomic_fetch_sub(&v_, d, int(o)); }
@@ -47,7 +59,7 @@ public:
 	T fetch_and(T d, Order o) { return __atomic_fetch_and(&v_, d, int(o)); }
 
 private:
-	T v_;
+	Rep v_;
 };
 
 /*

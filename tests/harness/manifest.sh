@@ -9,7 +9,7 @@
 # of the sources), each integration script on the stock kernel
 # (integration/<name>), the heavy ones again on the debug kernel
 # (debug-integration/<name>, run-all.sh's list), each debug scenario
-# (debug/<name>) and the test hosts (debug/kunit-host, ...).  Harness self-checks are not in it (run-all.sh reports
+# (debug/<name>), each host fuzz target (fuzz/<target>) and the test hosts (debug/kunit-host, ...).  Harness self-checks are not in it (run-all.sh reports
 # them apart).  `check` reads RESULTS (run-all.sh's PASS/FAIL/SKIP lines)
 # and prints one FAIL line per test of the manifest that reported nothing
 # and per reported test of those kinds the manifest does not name, then a
@@ -45,6 +45,8 @@ generate() {
 	for t in tests/debug/*.sh; do
 		[ -e "$t" ] && echo "debug/$(basename "$t" .sh)"
 	done
+	# Host fuzz targets (tests/fuzz), one result each.
+	for t in $(make --no-print-directory -s -C tests/fuzz print-targets); do echo "fuzz/$t"; done
 	# The test hosts themselves: each boots, runs its job and shows no splat.
 	printf '%s\n' debug/kunit-host debug/integration-host stock/integration-host
 }
@@ -54,7 +56,7 @@ check() { # MANIFEST RESULTS
 	local want got
 	want=$(grep -v '^#' "$manifest" | grep -v '^$' | sort -u)
 	got=$(sed -n 's/^\(PASS\|FAIL\|SKIP\) \([^ ]*\).*/\2/p' "$results" |
-		grep -E '^(kunit|integration|debug|debug-integration|stock)/' | sort -u)
+		grep -E '^(kunit|integration|debug|debug-integration|stock|fuzz)/' | sort -u)
 	while read -r n; do
 		[ -n "$n" ] || continue
 		echo "FAIL manifest/missing/$n - in tests/manifest.txt, but it reported nothing"

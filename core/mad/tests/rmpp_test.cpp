@@ -459,10 +459,90 @@ void stop_and_abort_end_transfers(Test &t)
 	teardown(x);
 }
 
+/*
+ * Mutation sweep (issue 22): every bit of the RMPP header of every segment
+ * of a three-segment SA transfer flipped in turn, the segments fed to a
+ * Receiver as the service feeds it (only active DATA segments reach it).
+ * Each outcome is one of: the message, exact up to where a flipped Last
+ * flag or PayloadLength ends it (a last PayloadLength claiming more than
+ * was sent takes the segment's zero pad, IBA 13.6.2.1: the receiver cannot
+ * tell), never more than the segments carried; a STOP or ABORT carrying
+ * the refusal's status; or a transfer still waiting for its segment (a
+ * flipped SegmentNumber).  Never a crash, a read past a segment or a
+ * buffer past the class's maximum.
+ */
+void mutated_headers_refused_or_exact(Test &t)
+{
+	constexpr size_t len = sa_hdr + 2 * seg_data + 50;
+	auto buf = Array<uint8_t>::make(Gfp::Sleep, len);
+	WEFT_ASSERT_OK(t, buf);
+	uint8_t *msg = buf.value().data();
+	for (size_t i = 0; i < len; i++)
+		msg[i] = pattern(i);
+	msg[0] = 1;
+	msg[1] = sa;
+	msg[2] = 2;
+	msg[3] = get_table_resp;
+	auto made = rmpp::Sender::make(ConstBytes(msg, len));
+	WEFT_ASSERT_OK(t, made);
+	rmpp::Sender &snd = *made.value();
+	WEFT_ASSERT_EQ(t, snd.count(), 3u);
+	constexpr size_t hdr_at = sizeof(iba::MadHeader);
+	uint32_t done = 0, aborted = 0, waiting = 0, wrong = 0;
+	for (uint32_t which = 1; which <= 3; which++) {
+		for (size_t bit = 0; bit < rmpp::rmpp_hdr * 8 - hdr_at * 8; bit++) {
+			rmpp::Receiver r(rmpp::max_message(sa));
+			Mad seg, out;
+			bool finished = false;
+			for (uint32_t n = 1; n <= 3 && !finished; n++) {
+				snd.build(n, seg);
+				if (n == which)
+					seg.bytes[hdr_at + bit / 8] ^= uint8_t(1u << (bit % 8));
+				const iba::RmppHeader &h = rmpp::header(seg.bytes);
+				if (!rmpp::active(seg.bytes) || h.type.get() != iba::rmpp_type::data)
+					continue; /* not a DATA segment: the service never gives it to a Receiver */
+				switch (r.add(seg, Gfp::Sleep)) {
+				case rmpp::Receiver::Step::Done: {
+					size_t got_len = 0;
+					Array<uint8_t> got = r.take(got_len);
+					/* What three segments carry at most; past the message, only their pad. */
+					bool same = got_len <= sa_hdr + 3 * seg_data && got_len >= rmpp::rmpp_hdr;
+					for (size_t i = rmpp::rmpp_hdr; same && i < got_len; i++)
+						same = got[i] == (i < len ? msg[i] : 0);
+					(same ? done : wrong)++;
+					finished = true;
+					break;
+				}
+				case rmpp::Receiver::Step::Abort: {
+					r.refusal(seg, out);
+					const iba::RmppHeader &o = rmpp::header(out.bytes);
+					const uint8_t type = o.type.get();
+					bool right = r.refusal_status() && o.status.get() == r.refusal_status() &&
+						     (type == iba::rmpp_type::stop || type == iba::rmpp_type::abort);
+					(right ? aborted : wrong)++;
+					finished = true;
+					break;
+				}
+				default:
+					if (r.held() > rmpp::max_message(sa))
+						wrong++;
+					break;
+				}
+			}
+			waiting += !finished;
+		}
+	}
+	WEFT_EXPECT_EQ(t, wrong, 0u);
+	WEFT_EXPECT_GT(t, done, 0u);
+	WEFT_EXPECT_GT(t, aborted, 0u);
+	WEFT_EXPECT_GT(t, waiting, 0u);
+	WEFT_EXPECT_EQ(t, done + aborted + waiting, uint32_t(3 * (rmpp::rmpp_hdr - hdr_at) * 8));
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_mad_rmpp, WEFT_CASE(segments_and_lengths), WEFT_CASE(table_whole),
 		WEFT_CASE(lost_segments_and_acks), WEFT_CASE(oversized_payload_length),
 		WEFT_CASE(endless_sender_stopped), WEFT_CASE(out_of_order_segments),
 		WEFT_CASE(broken_segments_aborted), WEFT_CASE(service_refuses_oversized),
-		WEFT_CASE(stop_and_abort_end_transfers));
+		WEFT_CASE(stop_and_abort_end_transfers), WEFT_CASE(mutated_headers_refused_or_exact));

@@ -193,6 +193,49 @@ void lid_routed_ends(Test &t)
 	WEFT_EXPECT_EQ(t, int(dr_step(self, ca, 0).action), int(DrAction::ToSm));
 }
 
+/*
+ * Mutation sweep (issue 22): every HopCount (0..64), every HopPointer up
+ * to one past the longest path (and 255), both directions, at a switch and
+ * at a CA, sent or arriving on a port it has or lacks.  Each step is a
+ * discard, or leaves the pointer within the path and forwards only out of
+ * a port the node has (C14-6, C14-9, C14-13); HopCount 64 always discards.
+ */
+void every_pointer_and_count(Test &t)
+{
+	const DrNode nodes[] = {{true, switch_ports}, {false, 1}};
+	uint32_t discarded = 0, taken = 0, bad = 0;
+	for (const DrNode &n : nodes) {
+		const uint8_t ins[] = {0, 1, uint8_t(n.ports + 1)};
+		for (uint32_t cnt = 0; cnt <= iba::max_dr_hops; cnt++) {
+			for (uint32_t i = 0; i <= iba::max_dr_hops + 2u; i++) {
+				const uint32_t ptr = i <= iba::max_dr_hops + 1u ? i : 255;
+				for (int back = 0; back < 2; back++) {
+					for (uint8_t in : ins) {
+						Smp s = request(static_cast<uint8_t>(cnt));
+						for (uint32_t h = 1; h < iba::max_dr_hops; h++)
+							s.initial_path[h] = s.return_path[h] = static_cast<uint8_t>(1 + h % 3);
+						s.hop_pointer.set(static_cast<uint8_t>(ptr));
+						if (back)
+							turn_around(s);
+						const DrStep r = dr_step(s, n, in);
+						if (r.action == DrAction::Discard) {
+							discarded++;
+							continue;
+						}
+						taken++;
+						bad += cnt >= iba::max_dr_hops || s.hop_pointer.get() > cnt + 1 ||
+						       (r.action == DrAction::Forward && (r.port < 1 || r.port > n.ports));
+					}
+				}
+			}
+		}
+	}
+	WEFT_EXPECT_GT(t, discarded, 0u);
+	WEFT_EXPECT_GT(t, taken, 0u);
+	WEFT_EXPECT_EQ(t, bad, 0u);
+}
+
 } // namespace
 
-WEFT_TEST_SUITE(weft_mad_smi, WEFT_CASE(every_path_length), WEFT_CASE(discards), WEFT_CASE(lid_routed_ends));
+WEFT_TEST_SUITE(weft_mad_smi, WEFT_CASE(every_path_length), WEFT_CASE(discards), WEFT_CASE(lid_routed_ends),
+		WEFT_CASE(every_pointer_and_count));

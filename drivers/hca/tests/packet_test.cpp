@@ -2,6 +2,7 @@
 /* KUnit: the BTH opcode table and IBA packet parse/build (drivers/hca/packet.cpp). */
 #include <weft/test.h>
 
+#include "../crc.h"
 #include "sample_packet.h"
 
 using namespace weft;
@@ -212,9 +213,73 @@ void dump_for_dissector(Test &t)
 	WEFT_EXPECT_EQ(t, dumped, 2 * 37);
 }
 
+/*
+ * Mutation sweep (issue 22): every single-bit flip of every sample packet
+ * is refused by what Hca::receive runs, parse() or the CRC check (IBA
+ * 7.8: the VCRC covers every bit from the LRH through the ICRC), never
+ * taken as another packet.
+ */
+void every_bit_flip_refused(Test &t)
+{
+	const uint8_t pl[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint8_t buf[128], bad[128];
+	uint32_t flips = 0, refused = 0;
+	for_each_packet(t, ConstBytes(pl, sizeof(pl)), Bytes(buf, sizeof(buf)),
+			[&](const OpcodeInfo &, int, ConstBytes wire, ConstBytes) {
+				for (size_t bit = 0; bit < wire.size() * 8; bit++) {
+					__builtin_memcpy(bad, wire.data(), wire.size());
+					bad[bit / 8] ^= uint8_t(1u << (bit % 8));
+					const ConstBytes w(bad, wire.size());
+					auto crc = hca::check_crcs(w);
+					flips++;
+					refused += !hca::parse(w) || !crc || crc.value() != hca::CrcCheck::Ok;
+				}
+			});
+	WEFT_EXPECT_GT(t, flips, 0u);
+	WEFT_EXPECT_EQ(t, refused, flips);
+}
+
+/*
+ * The parser alone, CRCs made right again after each flip (as a broken
+ * sender would seal them): every flip of a header bit gives a packet
+ * whose headers and payload lie inside the buffer, or the parser's errno
+ * for it (EMSGSIZE, EPROTO, EBADMSG), never anything else.
+ */
+void resealed_flips_parse_or_refuse(Test &t)
+{
+	const uint8_t pl[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint8_t buf[128], bad[128];
+	uint32_t parsed = 0, refused = 0, other = 0, outside = 0;
+	for_each_packet(t, ConstBytes(pl, sizeof(pl)), Bytes(buf, sizeof(buf)),
+			[&](const OpcodeInfo &, int, ConstBytes wire, ConstBytes payload) {
+				const size_t headers = wire.size() - payload.size() - icrc_bytes - vcrc_bytes;
+				for (size_t bit = 0; bit < headers * 8; bit++) {
+					__builtin_memcpy(bad, wire.data(), wire.size());
+					bad[bit / 8] ^= uint8_t(1u << (bit % 8));
+					(void)hca::seal(Bytes(bad, wire.size()));
+					auto p = hca::parse(ConstBytes(bad, wire.size()));
+					if (!p) {
+						const int e = p.error().code();
+						(e == err::EMSGSIZE || e == err::EPROTO || e == err::EBADMSG ? refused : other)++;
+						continue;
+					}
+					parsed++;
+					const uint8_t *end = bad + wire.size() - icrc_bytes - vcrc_bytes;
+					const uint8_t *bth = reinterpret_cast<const uint8_t *>(p->bth);
+					outside += bth < bad || bth + sizeof(Bth) > end ||
+						   p->payload.data() + p->payload.size() > end;
+				}
+			});
+	WEFT_EXPECT_GT(t, parsed, 0u);
+	WEFT_EXPECT_GT(t, refused, 0u);
+	WEFT_EXPECT_EQ(t, other, 0u);
+	WEFT_EXPECT_EQ(t, outside, 0u);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_packet, WEFT_CASE(opcode_table), WEFT_CASE(layout_on_the_wire),
 		WEFT_CASE(round_trip_every_opcode), WEFT_CASE(parse_rejects_wrong_lengths),
 		WEFT_CASE(parse_rejects_bad_headers), WEFT_CASE(build_rejects_bad_specs),
-		WEFT_CASE(dump_for_dissector));
+		WEFT_CASE(dump_for_dissector), WEFT_CASE(every_bit_flip_refused),
+		WEFT_CASE(resealed_flips_parse_or_refuse));

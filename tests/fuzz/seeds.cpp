@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes the seed corpus of each fuzz target (tests/fuzz/corpus/<target>/):
+ * valid inputs made by Weft's own builders, as the KUnit suites make them
+ * (drivers/hca/tests/sample_packet.h, the RMPP Sender, DR SMPs along a
+ * path, the MAD service's responses and strays).  `make -C tests/fuzz seeds` regenerates them; the result is
+ * committed, next to the regression inputs of every finding.
+ */
+#include "fuzz.h"
+
+#include <weft/iba/dr.h>
+#include <weft/iba/pma.h>
+#include <weft/iba/smp_attrs.h>
+
+#include "../../core/mad/rmpp.h"
+#include "../../drivers/hca/packet.h"
+#include "../../drivers/hca/tests/sample_packet.h"
+#include "../../userspace/umad/abi.h"
+
+extern "C" int weft_fuzz_write(const char *dir, const char *name, const void *data, size_t len);
+
+using namespace weft;
+
+namespace {
+
+const char *root;
+
+WEFT_PRINTF(3, 4) void format(char *buf, size_t size, const char *fmt, ...)
+{
+	__builtin_va_list ap;
+	__builtin_va_start(ap, fmt);
+	weft_vsnprintf(buf, size, fmt, ap);
+	__builtin_va_end(ap);
+}
+
+void put(const char *target, const char *name, const void *data, size_t len)
+{
+	char dir[512];
+	format(dir, sizeof(dir), "%s/%s", root, target);
+	weft_fuzz_write(dir, name, data, len);
+}
+
+/* Every opcode Weft speaks, with and without a GRH, with a payload where the opcode carries one. */
+void packets()
+{
+	uint8_t payload[300], wire[512];
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = uint8_t(i * 7);
+	for (unsigned opc = 0; opc < 256; opc++) {
+		const iba::OpcodeInfo &op = iba::opcode_info(uint8_t(opc));
+		if (!op.valid)
+			continue;
+		for (int grh = 0; grh < 2; grh++) {
+			size_t plen = op.payload ? (opc % 3 == 0 ? 256 : 13) : 0;
+			hca::PacketSpec s = hca::fixture::sample(uint8_t(opc), ConstBytes(payload, plen), grh);
+			auto len = hca::build(Bytes(wire, sizeof(wire)), s);
+			if (!len)
+				continue;
+			char name[64];
+			format(name, sizeof(name), "op%02x%s", opc, grh ? "-grh" : "");
+			put("packet", name, wire, len.value());
+		}
+	}
+}
+
+/* Records (fuzz.h): a 2-byte length, then the bytes. */
+struct Out {
+	uint8_t buf[16384];
+	size_t n = 0;
+	void byte(uint8_t b) { buf[n++] = b; }
+	void record(const void *p, size_t len)
+	{
+		byte(uint8_t(len >> 8));
+		byte(uint8_t(len));
+		__builtin_memcpy(buf + n, p, len);
+		n += len;
+	}
+};
+
+/* A message of @len bytes of class @cls, as an agent would send it. */
+void message(uint8_t *m, size_t len, uint8_t cls)
+{
+	for (size_t i = 0; i < len; i++)
+		m[i] = uint8_t(i * 13 + 1);
+	m[0] = 1;
+	m[1] = cls;
+	m[2] = 2;
+	m[3] = 0x12; /* GetTableResp */
+}
+
+void rmpp_seeds()
+{
+	static const uint8_t classes[] = {iba::mgmt_class::subn_adm, 0x30 /* vendor range 2 */, 0x05 /* dev_mgt */};
+	static const size_t lens[] = {100, 256, 600, 3000};
+	for (uint8_t cls : classes) {
+		for (size_t len : lens) {
+			uint8_t msg[4096];
+			message(msg, len, cls);
+			char name[64];
+			/* Receiving: the Sender's segments, in order, as they come off the wire. */
+			auto s = mad::rmpp::Sender::make(ConstBytes(msg, len));
+			if (!s)
+				continue;
+			Out rx;
+			rx.byte(0);
+			mad::Mad seg;
+			for (uint32_t n = 1; n <= s.value()->count(); n++) {
+				s.value()->build(n, seg);
+				rx.record(seg.bytes, sizeof(seg.bytes));
+			}
+			format(name, sizeof(name), "rx-%02x-%zu", cls, len);
+			put("rmpp", name, rx.buf, rx.n);
+			/* Sending: the message, then ACKs opening the window step by step. */
+			Out tx;
+			tx.byte(1);
+			tx.record(msg, len);
+			for (uint32_t a = 1; a <= s.value()->count(); a++) {
+				uint8_t ack[8] = {uint8_t(a >> 8), uint8_t(a), uint8_t((a + 16) >> 8), uint8_t(a + 16)};
+				tx.record(ack, sizeof(ack));
+			}
+			format(name, sizeof(name), "tx-%02x-%zu", cls, len);
+			put("rmpp", name, tx.buf, tx.n);
+		}
+	}
+}
+
+/*
+ * Directed-route SMPs: a path of @hops switches to a CA, purely directed
+ * or with a LID-routed leg, and the nodes and arrival ports along it.
+ */
+void smi_seeds()
+{
+	for (unsigned hops = 0; hops <= 6; hops++) {
+		for (int lid_leg = 0; lid_leg < 2; lid_leg++) {
+			Out o;
+			iba::Smp smp;
+			__builtin_memset(&smp, 0, sizeof(smp));
+			smp.base_version.set(1);
+			smp.mgmt_class.set(iba::mgmt_class::subn_directed_route);
+			smp.class_version.set(1);
+			smp.method.set(1);
+			smp.hop_count.set(uint8_t(hops));
+			smp.attr_id.set(0x0011);
+			smp.dr_slid.set(iba::permissive_lid);
+			smp.dr_dlid.set(lid_leg ? 0x0005 : iba::permissive_lid);
+			for (unsigned h = 1; h <= hops; h++)
+				smp.initial_path[h] = uint8_t(1 + h % 4);
+			__builtin_memcpy(o.buf, &smp, sizeof(smp));
+			o.n = sizeof(smp);
+			/* The SM's node: a CA with 2 ports (or a switch of 8 when it routes by LID). */
+			o.byte(lid_leg ? (8 << 1 | 1) : (2 << 1));
+			o.byte(0);
+			/* Out: switches of 8 ports, the last node a CA; then the same way back. */
+			for (unsigned h = 1; h <= hops + lid_leg; h++) {
+				o.byte(h == hops + lid_leg ? (2 << 1) : (8 << 1 | 1));
+				o.byte(uint8_t(1 + (h + 1) % 4));
+			}
+			for (unsigned h = 0; h <= hops + lid_leg; h++) {
+				o.byte(8 << 1 | 1);
+				o.byte(uint8_t(1 + h % 8));
+			}
+			char name[64];
+			format(name, sizeof(name), "dr-%u%s", hops, lid_leg ? "-lid" : "");
+			put("smi", name, o.buf, o.n);
+		}
+	}
+}
+
+/* A MAD record of the mad target: control byte, then the MAD. */
+void mad_record(Out &o, uint8_t ctl, const uint8_t *mad)
+{
+	uint8_t rec[1 + iba::mad_size];
+	rec[0] = ctl;
+	__builtin_memcpy(rec + 1, mad, iba::mad_size);
+	o.record(rec, sizeof(rec));
+}
+
+void header(uint8_t *m, uint8_t cls, uint8_t version, uint8_t method, uint64_t tid)
+{
+	__builtin_memset(m, 0, iba::mad_size);
+	auto &h = *reinterpret_cast<iba::MadHeader *>(m);
+	h.base_version.set(1);
+	h.mgmt_class.set(cls);
+	h.class_version.set(version);
+	h.method.set(method);
+	h.tid.set(tid);
+}
+
+/* The MAD service's traffic (mad.cpp): responses to its three requests, a long vendor answer, strays. */
+void mad_seeds()
+{
+	uint8_t m[iba::mad_size];
+	/* SA GetTableResp in RMPP segments, matched to request 1, with time passing between. */
+	static const size_t lens[] = {300, 1000};
+	for (size_t len : lens) {
+		Out o;
+		uint8_t msg[1024];
+		message(msg, len, iba::mgmt_class::subn_adm);
+		msg[3] = 0x92;
+		auto s = mad::rmpp::Sender::make(ConstBytes(msg, len));
+		if (!s)
+			continue;
+		mad::Mad seg;
+		for (uint32_t n = 1; n <= s.value()->count(); n++) {
+			s.value()->build(n, seg);
+			mad_record(o, n == 2 ? (1 | 4) : 1, seg.bytes);
+			if (n == 2)
+				o.byte(3);
+		}
+		char name[64];
+		format(name, sizeof(name), "sa-table-%zu", len);
+		put("mad", name, o.buf, o.n);
+	}
+	/* PerfMgt and vendor GetResp matched to requests 3 and 2; then the timers run out. */
+	{
+		Out o;
+		header(m, 0x04, 1, 0x81, 0);
+		mad_record(o, 3, m);
+		header(m, 0x30, 1, 0x81, 0);
+		mad_record(o, 2, m);
+		put("mad", "responses", o.buf, o.n);
+	}
+	/* A vendor Get its agent answers with four segments, then the peer's ACKs (IBA 13.6.5.1). */
+	{
+		Out o;
+		header(m, 0x30, 1, 0x01, 0x77);
+		m[37] = 0x00, m[38] = 0x14, m[39] = 0x05;
+		mad_record(o, 0, m);
+		for (uint32_t a = 1; a <= 4; a++) {
+			header(m, 0x30, 1, 0x01, 0x77);
+			m[37] = 0x00, m[38] = 0x14, m[39] = 0x05;
+			auto &r = mad::rmpp::header(m);
+			r.version.set(1);
+			r.type.set(iba::rmpp_type::ack);
+			iba::RmppHeader::Flags::set(r.rtime_flags, iba::rmpp_flag::active);
+			r.seg_num.set(a);
+			r.paylen_newwin.set(a + 1);
+			mad_record(o, a == 2 ? 4 : 0, m);
+			if (a == 2)
+				o.byte(200);
+		}
+		put("mad", "vendor-long-answer", o.buf, o.n);
+	}
+	/* Strays: a Get nobody serves, a served class in another version, a bad base version, a Report. */
+	{
+		Out o;
+		header(m, 0x21, 1, 0x01, 5);
+		mad_record(o, 0, m);
+		header(m, 0x04, 2, 0x01, 6);
+		mad_record(o, 0, m);
+		header(m, 0x04, 1, 0x01, 7);
+		m[0] = 2;
+		mad_record(o, 8, m);
+		header(m, 0x03, 2, 0x06, 8);
+		mad_record(o, 0, m);
+		put("mad", "strays", o.buf, o.n);
+	}
+}
+
+/*
+ * The CA's firmware agents (sma.cpp target): a Get of every SMP attribute,
+ * LID routed and zero-hop directed, on either port; the PMA's attributes;
+ * Sets of what a Get returns are left to the fuzzer's mutations.
+ */
+void sma_seeds()
+{
+	static const uint16_t attrs[] = {
+		iba::smp_attr::node_description, iba::smp_attr::node_info, iba::smp_attr::switch_info,
+		iba::smp_attr::guid_info, iba::smp_attr::port_info, iba::smp_attr::pkey_table,
+		iba::smp_attr::sl_to_vl_table, iba::smp_attr::vl_arbitration, iba::smp_attr::linear_fdb,
+		iba::smp_attr::multicast_fdb, iba::smp_attr::sm_info, iba::smp_attr::notice,
+	};
+	uint8_t m[iba::mad_size];
+	for (int dr = 0; dr < 2; dr++) {
+		Out o;
+		for (uint16_t a : attrs) {
+			header(m, dr ? iba::mgmt_class::subn_directed_route : iba::mgmt_class::subn_lid_routed, 1,
+			       0x01, 0x1000 + a);
+			auto &smp = *reinterpret_cast<iba::Smp *>(m);
+			smp.attr_id.set(a);
+			smp.attr_mod.set(a == iba::smp_attr::port_info ? 1 : 0);
+			if (dr) {
+				smp.dr_slid.set(iba::permissive_lid);
+				smp.dr_dlid.set(iba::permissive_lid);
+			}
+			mad_record(o, a & 1 ? 0x40 : 0, m);
+		}
+		put("sma", dr ? "smp-get-all-dr" : "smp-get-all", o.buf, o.n);
+	}
+	/* M_Key set on PortInfo, then a Get with the wrong key after the lease ran out. */
+	{
+		Out o;
+		header(m, iba::mgmt_class::subn_lid_routed, 1, 0x02, 0x2000);
+		auto &smp = *reinterpret_cast<iba::Smp *>(m);
+		smp.attr_id.set(iba::smp_attr::port_info);
+		smp.attr_mod.set(1);
+		auto &pi = *reinterpret_cast<iba::PortInfo *>(smp.data);
+		pi.m_key.set(0x1122334455667788ull);
+		pi.lid.set(5);
+		pi.master_sm_lid.set(1);
+		mad_record(o, 0, m);
+		header(m, iba::mgmt_class::subn_lid_routed, 1, 0x01, 0x2001);
+		smp.attr_id.set(iba::smp_attr::port_info);
+		smp.attr_mod.set(1);
+		smp.m_key.set(7);
+		mad_record(o, 0x80 | 10, m);
+		put("sma", "m-key", o.buf, o.n);
+	}
+	/* PMA: ClassPortInfo, PortCounters(Extended) of each port and of all, a clearing Set. */
+	{
+		Out o;
+		static const uint16_t pattrs[] = {iba::pma_attr::class_port_info, iba::pma_attr::port_counters,
+						  iba::pma_attr::port_counters_ext};
+		for (uint16_t a : pattrs) {
+			static const uint8_t ports[] = {1, 2, 0xff};
+			for (uint8_t port : ports) {
+				header(m, 0x04, 1, 0x01, 0x3000 + a);
+				auto &p = *reinterpret_cast<iba::PmaMad *>(m);
+				p.hdr.attr_id.set(a);
+				p.data[1] = port;
+				mad_record(o, 0, m);
+			}
+		}
+		header(m, 0x04, 1, 0x02, 0x3100);
+		auto &p = *reinterpret_cast<iba::PmaMad *>(m);
+		p.hdr.attr_id.set(iba::pma_attr::port_counters);
+		p.data[1] = 1;
+		p.data[2] = 0xff;
+		p.data[3] = 0xff;
+		mad_record(o, 0, m);
+		put("sma", "pma", o.buf, o.n);
+	}
+}
+
+/* umad (umad.cpp): an operation byte, then its argument. */
+void umad_op(Out &o, uint8_t op, const void *arg, size_t len)
+{
+	uint8_t rec[4200];
+	rec[0] = op;
+	__builtin_memcpy(rec + 1, arg, len);
+	o.record(rec, len + 1);
+}
+
+/* Register, send a request and take its answer, serve a class and read what arrives. */
+void umad_seeds()
+{
+	for (int rmpp = 0; rmpp < 2; rmpp++) {
+		Out o;
+		umad::abi::RegReq2 r2{};
+		r2.qpn = 1;
+		r2.mgmt_class = rmpp ? iba::mgmt_class::subn_adm : 0x04;
+		r2.mgmt_class_version = rmpp ? 2 : 1;
+		r2.rmpp_version = rmpp ? 1 : 0;
+		r2.method_mask[0] = rmpp ? 0 : 0x2; /* a PerfMgt server: Get */
+		umad_op(o, 1, &r2, sizeof(r2));
+		/* write: the 64-byte header, then a request (a Get, or an SA GetTable). */
+		uint8_t w[64 + iba::mad_size] = {};
+		auto &h = *reinterpret_cast<umad::abi::Hdr *>(w);
+		h.timeout_ms = 100;
+		h.retries = 1;
+		h.qpn.set(1);
+		h.qkey.set(0x80010000);
+		h.lid.set(3);
+		header(w + 64, r2.mgmt_class, r2.mgmt_class_version, rmpp ? 0x12 : 0x01, 0x55);
+		umad_op(o, 4, w, sizeof(w));
+		o.byte(0); /* the write claims what it has */
+		/* the answer (method | 0x80, same TID), then read it. */
+		const uint8_t none[1] = {0};
+		umad_op(o, 7, none, 0);
+		uint8_t rd[1] = {0};
+		umad_op(o, 5, rd, 0);
+		/* A Get arriving for the served class, read with room for header and MAD. */
+		uint8_t m[iba::mad_size];
+		header(m, 0x04, 1, 0x01, 0x99);
+		umad_op(o, 6, m, sizeof(m));
+		uint8_t big[320] = {};
+		umad_op(o, 5, big, sizeof(big));
+		/* Time passing, an unregister, and a write that claims 4 GiB. */
+		const uint8_t t[1] = {50};
+		umad_op(o, 8, t, 1);
+		umad_op(o, 4, w, sizeof(w));
+		o.byte(0xff);
+		const uint32_t id = 0;
+		umad_op(o, 2, &id, sizeof(id));
+		put("umad", rmpp ? "sa-client" : "perf-server", o.buf, o.n);
+	}
+	/* The old ioctl and header, ENABLE_PKEY after it (EINVAL), a QP0 agent. */
+	{
+		Out o;
+		umad::abi::RegReq r{};
+		r.qpn = 0;
+		r.mgmt_class = iba::mgmt_class::subn_lid_routed;
+		r.mgmt_class_version = 1;
+		r.method_mask[0] = 0x2;
+		umad_op(o, 0, &r, sizeof(r));
+		umad_op(o, 3, &r, 0);
+		uint8_t m[iba::mad_size];
+		header(m, iba::mgmt_class::subn_lid_routed, 1, 0x01, 0x42);
+		umad_op(o, 6, m, sizeof(m));
+		uint8_t big[320] = {};
+		umad_op(o, 5, big, sizeof(big));
+		put("umad", "qp0-old-abi", o.buf, o.n);
+	}
+}
+
+} // namespace
+
+/* Freestanding C++ does not know main: spelled as C. */
+extern "C" int main(int argc, char **argv);
+extern "C" int main(int argc, char **argv)
+{
+	root = argc > 1 ? argv[1] : "corpus";
+	packets();
+	rmpp_seeds();
+	smi_seeds();
+	mad_seeds();
+	sma_seeds();
+	umad_seeds();
+	return 0;
+}
