@@ -327,7 +327,7 @@ weft_lio_clear() {
 	for f in $t/*; do
 		case ${f##*/} in core | dbroot | version) continue ;; esac
 		for w in "$f"/*/; do
-			[ -d "$w" ] || continue
+			[ -d "$w" ] && [ "$w" != "$f/discovery_auth/" ] || continue
 			for g in "$w"tpgt_*; do
 				[ -d "$g" ] || continue
 				[ -f "$g/enable" ] && echo 0 >"$g/enable"
@@ -342,8 +342,11 @@ weft_lio_clear() {
 		done
 		rmdir "$f"
 	done
-	for x in $t/core/*/*; do [ -d "$x" ] && [ "${x##*/}" != alua ] && rmdir "$x"; done
-	for x in $t/core/*; do [ -d "$x" ] && [ "${x##*/}" != alua ] && rmdir "$x" 2>/dev/null; done
+	for x in $t/core/*; do
+		[ -d "$x" ] && [ "${x##*/}" != alua ] || continue
+		for w in "$x"/*; do [ -d "$w" ] && rmdir "$w"; done
+		rmdir "$x"
+	done
 	return 0
 }
 

@@ -25,6 +25,7 @@ struct weft_srpt_tport {
 	bool has_tpg, enabled;
 	struct list_head node;	   /* on tports, under tports_lock */
 	struct list_head sessions; /* weft_srpt_sess, under tports_lock */
+	atomic_t nsess;		   /* how many: what srpt_disable() waits on, unlocked */
 };
 
 struct weft_srpt_sess {
@@ -207,13 +208,7 @@ static void srpt_disable(struct weft_srpt_tport *tp)
 	list_for_each_entry(s, &tp->sessions, node)
 		weft_srpt_session_shutdown(s->ctx);
 	mutex_unlock(&tports_lock);
-	wait_event(sessions_gone, ({
-			   bool empty;
-			   mutex_lock(&tports_lock);
-			   empty = list_empty(&tp->sessions);
-			   mutex_unlock(&tports_lock);
-			   empty;
-		   }));
+	wait_event(sessions_gone, atomic_read(&tp->nsess) == 0);
 }
 
 static int srpt_enable_tpg(struct se_portal_group *tpg, bool enable)
@@ -343,6 +338,7 @@ struct weft_srpt_sess *weft_srpt_session_open(const char *gid_name, const char *
 	}
 	s->tp = tp;
 	list_add_tail(&s->node, &tp->sessions);
+	atomic_inc(&tp->nsess);
 	mutex_unlock(&tports_lock);
 	return s;
 }
@@ -354,6 +350,7 @@ void weft_srpt_session_close(struct weft_srpt_sess *s)
 	target_remove_session(s->se);
 	mutex_lock(&tports_lock);
 	list_del(&s->node);
+	atomic_dec(&s->tp->nsess);
 	mutex_unlock(&tports_lock);
 	wake_up_all(&sessions_gone);
 	kfree(s);
