@@ -6,8 +6,8 @@
 #   2. After a sweep (SIGHUP: the SM has no trap 144 to learn it from),
 #      `ibsrpdm -c` on weft0 prints weft1's target line exactly:
 #      id_ext, ioc_guid and service_id the node GUID, dgid the port GID,
-#      pkey ffff; `ibsrpdm` without -c shows its IOUnitInfo, IOC profile
-#      and service entry.
+#      pkey ffff, and so does `srp_daemon -o -c`; `ibsrpdm` without -c
+#      shows its IOUnitInfo, IOC profile and service entry.
 #   3. weft_srpt removed: the bit is clear in PortInfo, and after the next
 #      sweep ibsrpdm finds nothing.
 set -u
@@ -65,6 +65,9 @@ if ibsrpdm_until 30 lists_weft1; then
 else
 	bad "ibsrpdm -c never listed '$want': $(cat $out) $(cat /tmp/srp_dm.err)"
 fi
+# srp_daemon itself, once, printing the add_target strings it would write.
+timeout 60 srp_daemon -o -c -d "$umad" >$out 2>/tmp/srp_dm.err || bad "srp_daemon -o -c: $(cat /tmp/srp_dm.err)"
+lists_weft1 || bad "srp_daemon -o -c does not list '$want': $(cat $out)"
 dm_query || bad "ibsrpdm: $(cat /tmp/srp_dm.err)"
 for line in "port LID: *$(printf %04x "$lid1")" "port GID: *$gid1" "max controllers: 0x10" \
 	"GUID: *$node1" "IO class : 0100" "ID: *Weft SRP target" "service entries: 1" \
