@@ -15,6 +15,7 @@ cfs=/sys/kernel/config/weft
 lio=/sys/kernel/config/target
 
 weft_load weft_hca:hcas=0 || exit 1
+weft_insmod weft_srpt || exit 1
 weft_star 2 || bad "switch, HCAs and cables"
 weft_sm_start weft0 2
 weft_wait_active weft0 weft1 || bad "ports not ACTIVE"

@@ -4,10 +4,18 @@
 # WEFT_KERNEL (stock|debug).
 
 # Production modules of the suite, in load order (weft_rt first, as kbuild
-# ordered them), without test and self-test modules.
+# ordered them), without test and self-test modules, and without the ones
+# a test loads itself (weft_optional_modules).
 weft_modules() {
 	sed "s|^$WEFT_MODDIR/||; s/\.o$/.ko/" "$WEFT_MODDIR/modules.order" |
-		grep -vE '(^|/)(tests|selftest)/|_test\.ko$|weft_kunit\.ko$'
+		grep -vE '(^|/)(tests|selftest)/|_test\.ko$|weft_kunit\.ko$' |
+		grep -vE "(^|/)($(weft_optional_modules | paste -sd'|'))\.ko\$"
+}
+# Production modules that change what the fabric sees and are loaded by
+# the tests about them (weft_insmod): the SRP target makes every CA port a
+# DM-capable I/O unit (Documentation/srp.md).  weft_unload removes them.
+weft_optional_modules() {
+	echo weft_srpt
 }
 
 # configfs (Debian: a module; the debug kernel: built in), mounted where
@@ -64,7 +72,7 @@ weft_unload() {
 	weft_fabric_clear
 	# LIO holds a fabric's module while the fabric has a configfs directory.
 	weft_lio_clear
-	for m in $(weft_modules | tac); do
+	for m in $(weft_optional_modules) $(weft_modules | tac); do
 		m=$(basename "$m" .ko)
 		if [ -d "/sys/module/$m" ]; then
 			rmmod "$m" || { echo "weft_unload: rmmod $m failed"; return 1; }
@@ -79,6 +87,7 @@ weft_insmod() {
 	f=$(find "$WEFT_MODDIR" -name "$1.ko" | head -1)
 	[ -n "$f" ] || { echo "weft_insmod: $1.ko not built"; return 1; }
 	shift
+	weft_kernel_deps "$f" || return 1
 	insmod "$f" "$@"
 }
 

@@ -21,6 +21,7 @@ bad() { echo "srp: $*"; fail=1; }
 cfs=/sys/kernel/config/weft
 
 weft_load weft_hca:hcas=0 || exit 1
+weft_insmod weft_srpt || exit 1
 weft_star 3 || bad "switch, HCAs and cables"
 weft_sm_start weft0 2
 weft_wait_active weft0 weft1 weft2 || bad "ports not ACTIVE under OpenSM"

@@ -15,8 +15,17 @@ step weft_load
 step weft_insmod weft_kunit
 for f in $(find "$WEFT_MODDIR" -name 'weft_*_test.ko' | sort) \
 	$(find "$WEFT_MODDIR" -name 'weft_selftest_kunit.ko'); do
+	# A suite of a module weft_load leaves out (weft_optional_modules)
+	# depends on it: loaded for the suite, removed after it.
+	extra=
+	for d in $(modinfo -F depends "$f" | tr , ' '); do
+		[ -d "/sys/module/$d" ] || { step weft_insmod "$d"; extra="$d $extra"; }
+	done
 	step insmod "$f"
 	step rmmod "$(basename "$f" .ko)"
+	for d in $extra; do
+		step rmmod "$d"
+	done
 done
 step rmmod weft_kunit
 step weft_unload

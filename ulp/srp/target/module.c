@@ -2,10 +2,13 @@
 /*
  * weft_srpt: the SRP target (Documentation/srp.md): a LIO fabric module
  * named "srpt", as the in-tree ib_srpt's, so targetcli drives it
- * unchanged, serving logins on every Weft CA port.  Loads after weft_cm.
+ * unchanged, serving logins on every Weft CA port, and the device
+ * management agent (IBA 16.3) on each of them, so that srp_daemon and
+ * ibsrpdm find the ports as SRP I/O units.  Loads after weft_cm.
  */
 #include <linux/module.h>
 
+#include "../dm/dm_host.h"
 #include "srpt_kapi.h"
 
 static unsigned int rq_size = 128;
@@ -35,12 +38,23 @@ static int __init weft_srpt_init(void)
 	}
 	ret = weft_srpt_client_register(rq_size, max_req_size, max_rsp_size);
 	if (ret)
-		weft_srpt_fabric_unregister();
+		goto out_fabric;
+	/* Advertised last: an initiator that finds the IOC finds a listener. */
+	ret = weft_srpt_dm_host_start();
+	if (ret)
+		goto out_client;
+	return 0;
+
+out_client:
+	weft_srpt_client_unregister();
+out_fabric:
+	weft_srpt_fabric_unregister();
 	return ret;
 }
 
 static void __exit weft_srpt_exit(void)
 {
+	weft_srpt_dm_host_stop();
 	weft_srpt_client_unregister();
 	weft_srpt_fabric_unregister();
 }
@@ -48,4 +62,4 @@ static void __exit weft_srpt_exit(void)
 module_init(weft_srpt_init);
 module_exit(weft_srpt_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Weft InfiniBand stack: SRP target (LIO fabric \"srpt\")");
+MODULE_DESCRIPTION("Weft InfiniBand stack: SRP target (LIO fabric \"srpt\", device management agent)");
