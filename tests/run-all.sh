@@ -5,7 +5,8 @@
 #  2. builds every module for the stock and the debug kernel (W=1, objtool
 #     and modpost warnings fail the build) and runs sparse over the C shims;
 #  3. one debug-kernel test host: all KUnit suites + load/unload + kmemleak;
-#  4. one stock-kernel test host: all integration tests;
+#  4. one stock-kernel test host: all integration tests (before it, Debian's
+#     dkms builds the DKMS package that integration/install installs);
 #  5. self-tests of the build (static constructors are rejected, warnings
 #     are caught) and of the harness (a failing KUnit case and a WARN must
 #     fail a run, the splat scanner must catch every kind of report).
@@ -151,6 +152,14 @@ if [ "$debug_ok" = 1 ]; then
 fi
 
 if [ "$stock_ok" = 1 ]; then
+	# integration/install installs this DKMS build on the test host.
+	section "DKMS package for the stock kernel (tests/install/dkms-build.sh)"
+	if tests/install/dkms-build.sh >build/logs/dkms-build.log 2>&1; then
+		record PASS build/dkms "$(tail -1 build/logs/dkms-build.log)"
+	else
+		record FAIL build/dkms "see build/logs/dkms-build.log"
+	fi
+
 	section "stock kernel test host: integration tests"
 	log=build/logs/integration-stock.log
 	if tests/harness/vm-run.sh --kernel stock --script tests/integration/run-in-guest.sh \

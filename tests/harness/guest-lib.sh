@@ -4,10 +4,9 @@
 # WEFT_KERNEL (stock|debug).
 
 # Production modules of the suite, in load order (weft_rt first, as kbuild
-# ordered them), without test and self-test modules.
+# ordered them), without test and self-test modules (what make install installs).
 weft_modules() {
-	sed "s|^$WEFT_MODDIR/||; s/\.o$/.ko/" "$WEFT_MODDIR/modules.order" |
-		grep -vE '(^|/)(tests|selftest)/|_test\.ko$|weft_kunit\.ko$'
+	"$WEFT_REPO/scripts/weft-modules.sh" "$WEFT_MODDIR"
 }
 
 # configfs (Debian: a module; the debug kernel: built in), mounted where
