@@ -7,7 +7,7 @@
 # `exit` powers the host off with Weft unloaded and exit status 0.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
+cd "$repo" || exit 1
 fail=0
 bad() { echo "shell: FAIL: $*"; fail=1; }
 mark=shell-check-$$
