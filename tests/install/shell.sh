@@ -22,12 +22,13 @@ echo written-\$(cat $mark)
 EOT
 scripts/run-shell.sh --batch "$cmds" >build/logs/shell-check.out 2>&1
 rc=$?
-log=build/logs/shell-stock.log
+# The console without CRs and terminal escapes (readline's bracketed paste).
+out=$(tr -d '\r' <build/logs/shell-stock.log | sed 's/\x1b\[[?0-9;]*[a-zA-Z]//g')
 [ $rc = 0 ] || bad "run-shell.sh exited $rc"
-tr -d '\r' <"$log" | grep -q '^ping-ok-42' || bad "no ping from the shell"
-tr -d '\r' <"$log" | grep -qx 'weft0' || bad "ibstat -l in the shell did not list weft0"
+grep -q '^ping-ok-42' <<<"$out" || bad "no ping from the shell"
+grep -qx 'weft0' <<<"$out" || bad "ibstat -l in the shell did not list weft0"
 [ "$(cat "shell-work/$mark" 2>/dev/null)" = 2 ] || bad "shell-work/$mark on the host: '$(cat "shell-work/$mark" 2>&1)', want 2"
-tr -d '\r' <"$log" | grep -q '^weft-shell: shell ended' || bad "the shell's end was not reported"
-tr -d '\r' <"$log" | grep -q '^weft-host: job exit status 0' || bad "the host did not end with status 0"
+grep -q '^weft-shell: shell ended' <<<"$out" || bad "the shell's end was not reported"
+grep -q '^weft-host: job exit status 0' <<<"$out" || bad "the host did not end with status 0"
 [ $fail = 0 ] && echo "shell: PASS" || tail -30 build/logs/shell-check.out
 exit $fail
