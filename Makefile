@@ -10,7 +10,12 @@
 #   make check           the test suite: both kernels, KUnit + integration in QEMU
 #   make check-race      KUnit + concurrency-heavy integration tests under KCSAN
 #   make soak MINUTES=N  mixed traffic under cable flaps and restarts, debug kernel
-#   make run             boot a test host, load the stack, show it
+#   make run             boot a test host, bring a fabric up, show it with the real tools
+#   make shell           the same test host, then a shell on its console (./shell-work/ shared)
+#   make install         install the modules built for KDIR (DESTDIR=, INSTALL_MOD_DIR=), depmod
+#   make uninstall       remove them (and the modprobe.d file with the last Weft installed)
+#   make dkms-install    the sources to /usr/src/weft-<version>/, dkms add, build, install
+#   make dkms-uninstall  dkms remove --all, the sources gone from /usr/src
 #   make bench           verbs benchmark: Weft vs memcpy vs rxe (perftest)
 #   make bench-verbs     perftest in user space: Weft (weft_uverbs) vs rxe vs memcpy
 #   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
@@ -31,7 +36,7 @@ MODULE_DIRS := Kbuild include lib scripts tests/kunit tests/selftest tests/bench
 DEBIAN_HEADERS = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) $(DEBIAN_HEADERS))
 
-ifneq ($(filter-out deps debug-kernel clean help,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps debug-kernel clean help dkms-install dkms-uninstall,$(or $(MAKECMDGOALS),all)),)
 ifeq ($(wildcard $(KDIR)/include/config/kernel.release),)
 $(info No kernel build tree at KDIR=$(KDIR): installing dependencies first.)
 $(shell $(SRCDIR)/scripts/deps.sh >&2)
@@ -47,7 +52,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check check-race soak run bench bench-verbs bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check check-race soak run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -89,6 +94,33 @@ soak:
 run:
 	@$(SRCDIR)/scripts/run-demo.sh
 
+shell:
+	@$(SRCDIR)/scripts/run-shell.sh
+
+# Installing on this machine (Documentation/installing.md): what make built
+# for KDIR, as the kernel's modules_install does it, without building.
+install:
+	@$(SRCDIR)/scripts/install.sh install $(KVER) $(BUILD)
+
+uninstall:
+	@$(SRCDIR)/scripts/install.sh uninstall $(KVER)
+
+DKMS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(SRCDIR)/dkms.conf)
+DKMS_SRC = /usr/src/weft-$(DKMS_VERSION)
+
+# DKMS copies what "dkms add DIR" finds; the sources alone go there.
+dkms-install:
+	@command -v dkms >/dev/null || { echo "dkms is not installed (apt-get install dkms)"; exit 1; }
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	tar -C $(SRCDIR) --exclude=./build --exclude=./shell-work --exclude=./.git -cf - . | tar -C $(DKMS_SRC) -xf -
+	dkms add weft/$(DKMS_VERSION)
+	dkms install weft/$(DKMS_VERSION)
+
+dkms-uninstall:
+	@command -v dkms >/dev/null || { echo "dkms is not installed"; exit 1; }
+	dkms remove weft/$(DKMS_VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 # Benchmark table (Weft vs memcpy vs rxe) from one stock-kernel guest.
 bench: modules
 	@$(SRCDIR)/tests/bench/run.sh
@@ -120,4 +152,4 @@ clean:
 	rm -rf $(SRCDIR)/build
 
 help:
-	@sed -n '3,21p' $(SRCDIR)/Makefile
+	@sed -n '3,25p' $(SRCDIR)/Makefile

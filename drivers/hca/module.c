@@ -14,24 +14,24 @@
 
 static unsigned int hcas = 2;
 module_param(hcas, uint, 0444);
-MODULE_PARM_DESC(hcas, "HCAs in the default subnet (0-16; 0: empty fabric)");
+MODULE_PARM_DESC(hcas, "HCAs in the default subnet (0-16; 0: empty fabric; default 2)");
 
 static unsigned int switch_ports = 8;
 module_param(switch_ports, uint, 0444);
-MODULE_PARM_DESC(switch_ports, "external ports of the default switch (>= hcas, <= 63)");
+MODULE_PARM_DESC(switch_ports, "external ports of the default switch (>= hcas, <= 63; default 8)");
 
 static bool autoconf = true;
 module_param(autoconf, bool, 0444);
-MODULE_PARM_DESC(autoconf, "test only: assign LIDs, program the switch, ports ACTIVE");
+MODULE_PARM_DESC(autoconf, "assign LIDs, program the switch, ports ACTIVE without a subnet manager (default Y; N for OpenSM)");
 
 static unsigned int capture_ring_kb = 1024;
 module_param(capture_ring_kb, uint, 0444);
-MODULE_PARM_DESC(capture_ring_kb, "ring of each new fabric capture, KiB (>= 5; debugfs weft/<dev>/port<N>/capture)");
+MODULE_PARM_DESC(capture_ring_kb, "ring of each new fabric capture, KiB (>= 5; default 1024; debugfs weft/<dev>/port<N>/capture)");
 
 /* Read by the PMA (pma_redirect.cpp) at each request: switchable at run time. */
 bool weft_hca_pma_redirect;
 module_param_named(pma_redirect, weft_hca_pma_redirect, bool, 0644);
-MODULE_PARM_DESC(pma_redirect, "HCA PMAs answer QP1 with a redirect to their own QP (IBA 13.5.3.3)");
+MODULE_PARM_DESC(pma_redirect, "HCA PMAs answer QP1 with a redirect to their own QP (IBA 13.5.3.3; default N)");
 
 unsigned int weft_hca_pma_redirected_served;
 module_param_named(pma_redirected_served, weft_hca_pma_redirected_served, uint, 0444);
@@ -45,14 +45,14 @@ MODULE_PARM_DESC(pma_redirected_served, "PerfMgt MADs the HCAs' PMAs answered on
  */
 bool weft_hca_switch_sysfs;
 module_param_named(switch_sysfs, weft_hca_switch_sysfs, bool, 0644);
-MODULE_PARM_DESC(switch_sysfs, "show switches created from now on in /sys/class/infiniband "
-		 "(diags then need -C/-P: a switch's port 0 has no umad device)");
+MODULE_PARM_DESC(switch_sysfs, "show switches created from now on in /sys/class/infiniband (default N; "
+		 "the diags then need -C/-P: a switch's port 0 has no umad device)");
 
 /* Read at each HCA's creation (hca.cpp). */
 int weft_hca_comp_vector_cpu = -1;
 module_param_named(comp_vector_cpu, weft_hca_comp_vector_cpu, int, 0444);
 MODULE_PARM_DESC(comp_vector_cpu, "online CPU of every HCA's completion vector 0, the others on the CPUs after it "
-		 "(-1: each HCA's vectors start one CPU after the previous HCA's)");
+		 "(default -1: each HCA's vectors start one CPU after the previous HCA's)");
 
 static int __init weft_hca_init(void)
 {

@@ -4,11 +4,10 @@
 # WEFT_KERNEL (stock|debug).
 
 # Production modules of the suite, in load order (weft_rt first, as kbuild
-# ordered them), without test and self-test modules, and without the ones
-# a test loads itself (weft_optional_modules).
+# ordered them), without test and self-test modules (what make install
+# installs), and without the ones a test loads itself (weft_optional_modules).
 weft_modules() {
-	sed "s|^$WEFT_MODDIR/||; s/\.o$/.ko/" "$WEFT_MODDIR/modules.order" |
-		grep -vE '(^|/)(tests|selftest)/|_test\.ko$|weft_kunit\.ko$' |
+	"$WEFT_REPO/scripts/weft-modules.sh" "$WEFT_MODDIR" |
 		grep -vE "(^|/)($(weft_optional_modules | paste -sd'|'))\.ko\$"
 }
 # Production modules that change what the fabric sees and are loaded by

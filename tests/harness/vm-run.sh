@@ -2,7 +2,8 @@
 # vm-run.sh: run a test script on a QEMU (TCG) test host.
 #
 #   vm-run.sh --kernel stock|debug --script FILE [--log FILE] [--timeout SEC]
-#             [--mem MB] [--name NAME] [--kernel-dir DIR] [-- ARGS...]
+#             [--mem MB] [--name NAME] [--kernel-dir DIR] [--share DIR]
+#             [--interactive] [-- ARGS...]
 #
 # The guest boots the chosen kernel (stock: Debian's installed 6.1 kernel;
 # debug: the cached KUnit/KASAN/lockdep kernel, tests/kernel/, or the one in
@@ -10,7 +11,10 @@
 # host's root read-only over 9p under a tmpfs overlay (every host tool is
 # there), blocks the in-tree RDMA modules, and runs FILE with bash, with the
 # Weft modules built for that kernel in $WEFT_MODDIR and tests/harness/guest-lib.sh
-# sourced.  The exit status is the script's; it is non-zero as well when the
+# sourced.  --share DIR shares DIR writable (9p tag weftshare; the script
+# mounts it).  --interactive puts the console on this terminal (stdin and
+# stdout; Ctrl-a x ends QEMU) instead of only the log, for make shell.
+# The exit status is the script's; it is non-zero as well when the
 # guest never reported one (crash, hang, timeout) or when the console shows a
 # kernel splat (tests/harness/splat.sh).  The full console log is kept.
 # WEFT_VM_APPEND adds to the guest kernel's command line (profile=2 for
@@ -24,7 +28,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 cache=${WEFT_CACHE:-/var/cache/weft}
 
-kernel=stock script= log= timeout=900 mem=2048 name= dk=
+kernel=stock script= log= timeout=900 mem=2048 name= dk= share= interactive=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -34,6 +38,8 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--kernel-dir) dk=$2; shift 2 ;;
+	--share) share=$(cd "$2" && pwd); shift 2 ;;
+	--interactive) interactive=1; shift ;;
 	--) shift; break ;;
 	*) echo "vm-run: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -81,18 +87,28 @@ cp "$here/guest-init.sh" "$here/guest-lib.sh" "$job/"
 
 monitor=none
 [ -z "${WEFT_VM_MONITOR:-}" ] || monitor="unix:$WEFT_VM_MONITOR,server,nowait"
+extra=()
+[ -z "$share" ] || extra+=(-virtfs "local,path=$share,mount_tag=weftshare,security_model=none,multidevs=remap")
+console=(-serial "file:$log")
+if [ -n "$interactive" ]; then
+	# The terminal and the log both see the console; Ctrl-C goes to the guest.
+	console=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$log" -serial chardev:con -mon chardev=con)
+	monitor=none
+fi
 echo "vm-run: $name on $kernel kernel $kver (log: $log)" >&2
 start=$(date +%s)
 set +e
-timeout -k 10 "$timeout" qemu-system-x86_64 \
+if [ -n "$interactive" ]; then exec 3<&0; else exec 3</dev/null; fi
+timeout -k 10 ${interactive:+--foreground} "$timeout" qemu-system-x86_64 \
 	-accel tcg -m "$mem" -smp 2 -nodefaults -no-reboot \
-	-display none -monitor "$monitor" -serial "file:$log" \
+	-display none -monitor "$monitor" "${console[@]}" \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=7 panic=-1 rdinit=/init ${WEFT_VM_APPEND:-}" \
+	-append "console=ttyS0 loglevel=${WEFT_VM_LOGLEVEL:-7} panic=-1 rdinit=/init ${WEFT_VM_APPEND:-}" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$job,mount_tag=weftjob,security_model=none,multidevs=remap" \
-	</dev/null
+	"${extra[@]}" <&3
 qrc=$?
+exec 3<&-
 set -e
 secs=$(( $(date +%s) - start ))
 
