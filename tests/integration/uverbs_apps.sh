@@ -9,7 +9,9 @@
 #     freed (weft_uverbs unloads: no file left open), the server side
 #     recovers, and a new run works;
 #   - RLIMIT_MEMLOCK: an unprivileged process beyond its limit gets ENOMEM
-#     from ibv_reg_mr, root (CAP_IPC_LOCK) does not.
+#     from ibv_reg_mr, root (CAP_IPC_LOCK) does not;
+#   - limits (uverbs_limits.py): CQ overrun reported as IBV_EVENT_CQ_ERR,
+#     SGE lengths beyond max_msg_sz, max_ah device-wide.
 # Client and server run as two processes on one host, one HCA each.
 set -u
 fail=0
@@ -101,6 +103,9 @@ if setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
 else bad "unprivileged registration beyond RLIMIT_MEMLOCK did not fail with ENOMEM"; fi
 prlimit --memlock=65536 python3 "$here/uverbs_memlock.py" weft0 1048576 ok ||
 	bad "root (CAP_IPC_LOCK) registration beyond RLIMIT_MEMLOCK failed"
+
+# CQ overrun to the async file, a wrapping SGE sum, max_ah device-wide.
+python3 "$here/uverbs_limits.py" weft0 || bad "uverbs_limits.py failed"
 
 weft_sm_stop
 weft_unload || bad "unload failed"

@@ -18,6 +18,7 @@ Result<void> cmd_create_comp_channel(Call &c)
 	abi::CreateCompChannel req;
 	WEFT_TRY(c.request(&req, sizeof(req)));
 	Ref<CompChannel> ch = WEFT_TRY(make_ref<CompChannel>(Gfp::Sleep));
+	ch->owner = &c.file;
 	int fd = -1, e = 0;
 	ch->get(); /* the event file's */
 	weft_uverbs_evfd *efd = weft_uverbs_evfd_reserve(static_cast<EventSource *>(ch.get()), &fd, &e);
@@ -38,15 +39,20 @@ Result<void> cmd_create_comp_channel(Call &c)
 
 namespace {
 
-/* The completion channel behind @fd (-1: none), with a reference. */
-Result<Ref<CompChannel>> channel_of(int32_t fd)
+/*
+ * The completion channel behind @fd (-1: none), with a reference: one
+ * made through @f (in-tree ib_uverbs_lookup_comp_file() takes the fd's
+ * uobject only from the same ufile: EINVAL otherwise).
+ */
+Result<Ref<CompChannel>> channel_of(const File &f, int32_t fd)
 {
 	if (fd < 0)
 		return Ref<CompChannel>();
 	auto *src = static_cast<EventSource *>(weft_uverbs_evfd_lookup(fd));
 	if (!src)
 		return Error(err::EINVAL);
-	if (!src->is_comp_channel()) {
+	/* A closed channel's file is gone: its address may be another's now. */
+	if (!src->is_comp_channel() || static_cast<CompChannel *>(src)->owner != &f || src->is_closed()) {
 		src->put();
 		return Error(err::EINVAL);
 	}
@@ -72,7 +78,7 @@ Result<void> create_cq(Call &c, uint64_t user_handle, uint32_t want, uint32_t co
 		return Error(err::EINVAL);
 	if (c.drv_out.len < sizeof(rxe::CreateCqResp))
 		return Error(err::EINVAL);
-	Ref<CompChannel> ch = WEFT_TRY(channel_of(comp_channel));
+	Ref<CompChannel> ch = WEFT_TRY(channel_of(f, comp_channel));
 	Ref<Ring> ring = WEFT_TRY(Ring::make(want, sizeof(rxe::Wc)));
 	const uint32_t cqe = ring->capacity();
 	if (cqe > a.max_cqe)

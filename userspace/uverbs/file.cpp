@@ -189,8 +189,21 @@ void File::set_context(verbs::Context *ctx, Ref<EventQueue> events)
 
 void File::handle(const verbs::Event &e)
 {
-	/* Device and port events; those of objects go to the objects' owners. */
-	if (e.qp || e.cq || e.srq)
+	/*
+	 * A CQ overrun (IBA 11.6.3.1) of one of this context's CQs: the
+	 * async file gets IBV_EVENT_CQ_ERR with the CQ's user handle, as
+	 * in-tree ib_uverbs_cq_event_handler().  Every CQ a user context
+	 * has is a UCq's ring; the UCq outlives its verbs CQ.
+	 */
+	if (e.cq) {
+		if (&e.cq->ctx == ctx_ && e.cq->sink()) {
+			auto *u = static_cast<UCq *>(e.cq->sink());
+			events_->push(static_cast<uint32_t>(e.type), u->user_handle, &u->async_events);
+		}
+		return;
+	}
+	/* Device and port events; those of QPs and SRQs go to their owners. */
+	if (e.qp || e.srq)
 		return;
 	events_->push(static_cast<uint32_t>(e.type), e.port);
 }

@@ -65,8 +65,8 @@ public:
 bool take_recv_wqe(const Ring &ring, uint32_t &cons, uint32_t max_sge, verbs::RecvEntry &out);
 
 /*
- * A CQ whose completions go to the process's ring.  (Its affiliated
- * events, CQ overrun, are not routed to the async file yet.)
+ * A CQ whose completions go to the process's ring.  Its affiliated
+ * event, CQ overrun, reaches the async file through File::handle().
  */
 class UCq final : public UObject, public verbs::CqSink {
 public:
