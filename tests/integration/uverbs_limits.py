@@ -6,6 +6,8 @@
 #     (in-tree rxe_cq_post() raises it);
 #   - a send WQE whose SGE lengths sum beyond 2^31 (the port's
 #     max_msg_sz; two of 2^31 wrap to 0 in 32 bits) completes in error;
+#   - RESIZE_CQ keeps the completions present, in order, and the new
+#     ring takes more than the old one held;
 #   - max_ah holds device-wide: AHs of two contexts together stop at the
 #     advertised max_ah with rxe's errno (EINVAL, a full pool).
 # Usage: uverbs_limits.py DEV
@@ -85,7 +87,44 @@ elif wc.status != e.IBV_WC_LOC_QP_OP_ERR:
 else:
     print("uverbs_limits: send of 2 x 2^31 bytes: IBV_WC_LOC_QP_OP_ERR")
 
-# 2. CQ overrun: signaled sends into a send CQ nobody polls, beyond its entries.
+# 2. RESIZE_CQ (librxe maps the new ring): completions present move over, in order.
+from pyverbs.wr import RecvWR
+rcq3 = CQ(ctx, 64)
+cq3 = CQ(ctx, 4)
+qp3 = ud_qp(cq3, rcq3)
+for i in range(16):
+    qp3.post_recv(RecvWR(wr_id=i, num_sge=1, sg=[SGE(mr.buf, 128, mr.lkey)]))
+for i in range(3):
+    send(qp3, [SGE(mr.buf, 8, mr.lkey)], i)
+for _ in range(3):  # the loopback receives: the sends went
+    if poll_one(rcq3) is None:
+        bad("RESIZE_CQ: a loopback receive never came")
+old_cqe = cq3.cqe
+try:
+    cq3.resize(100)
+except PyverbsRDMAError as x:
+    bad("RESIZE_CQ to 100: %s" % x)
+got = [poll_one(cq3) for _ in range(3)]
+ids = [w.wr_id if w else None for w in got]
+if cq3.cqe < 100 or ids != [0, 1, 2]:
+    bad("RESIZE_CQ %d -> %d entries, completions %s, want >= 100 and [0, 1, 2]" % (old_cqe, cq3.cqe, ids))
+for i in range(3, 3 + 2 * old_cqe):  # more than the old ring held, unpolled
+    send(qp3, [SGE(mr.buf, 8, mr.lkey)], i)
+ids = []
+for _ in range(2 * old_cqe):
+    w = poll_one(cq3)
+    ids.append(w.wr_id if w and w.status == e.IBV_WC_SUCCESS else None)
+if ids != list(range(3, 3 + 2 * old_cqe)):
+    bad("after RESIZE_CQ: completions %s" % ids)
+try:
+    cq3.resize(1 << 30)
+    bad("RESIZE_CQ beyond max_cqe succeeded")
+except PyverbsRDMAError as x:
+    if x.error_code != 22:
+        bad("RESIZE_CQ beyond max_cqe: %s, want EINVAL" % x)
+print("uverbs_limits: RESIZE_CQ %d -> %d entries, completions kept" % (old_cqe, cq3.cqe))
+
+# 3. CQ overrun: signaled sends into a send CQ nobody polls, beyond its entries.
 small = CQ(ctx, 1)
 qp2 = ud_qp(small, rcq)
 for i in range(small.cqe + 2):
@@ -101,7 +140,7 @@ if e.IBV_EVENT_CQ_ERR not in seen:
 else:
     print("uverbs_limits: CQ overrun: async events %s" % seen)
 
-# 3. max_ah, device-wide: two contexts' AHs together.
+# 4. max_ah, device-wide: two contexts' AHs together.
 max_ah = ctx.query_device().max_ah
 ctx2 = Context(name=dev)
 pd2 = PD(ctx2)

@@ -139,6 +139,44 @@ Result<void> cmd_ex_create_cq(Call &c)
 			 });
 }
 
+/*
+ * RESIZE_CQ (IBA 11.2.6.3), as librxe drives it: a new ring, its place
+ * answered in the driver response (librxe unmaps the old ring and maps
+ * it), the completions not yet polled moved over.
+ */
+Result<void> cmd_resize_cq(Call &c)
+{
+	WEFT_TRY(c.need_context());
+	abi::ResizeCq req;
+	WEFT_TRY(c.request(&req, sizeof(req)));
+	File &f = c.file;
+	UCq *u = f.objects().find<UCq>(req.cq_handle, ObjType::Cq);
+	if (!u)
+		return Error(err::EINVAL);
+	const verbs::DeviceAttr &a = f.device().attr();
+	/* In-tree rxe_resize_cq(), rxe_cq_chk_attr(): EINVAL for these. */
+	if (c.drv_out.len < sizeof(rxe::ResizeCqResp) || req.cqe == 0 || req.cqe > a.max_cqe)
+		return Error(err::EINVAL);
+	Ref<Ring> fresh = WEFT_TRY(Ring::make(req.cqe, sizeof(rxe::Wc)));
+	if (fresh->capacity() > a.max_cqe)
+		return Error(err::EINVAL);
+	/* As rxe: the new ring's place goes out before the exchange. */
+	f.list_ring(*fresh);
+	rxe::ResizeCqResp drv{fresh->mminfo()};
+	auto r = c.driver_response(&drv, sizeof(drv));
+	if (r) {
+		u->spare = fresh;
+		r = u->cq->resize(req.cqe);
+	}
+	/* Whichever ring is not the CQ's now leaves the mmap table (pages mapped stay mapped). */
+	f.unlist_ring(r ? *u->spare : *fresh);
+	u->spare.reset();
+	if (!r)
+		return r;
+	abi::ResizeCqResp resp{fresh->capacity(), 0};
+	return c.response(&resp, sizeof(resp));
+}
+
 Result<void> cmd_destroy_cq(Call &c)
 {
 	WEFT_TRY(c.need_context());

@@ -92,32 +92,41 @@ Result<void> File::add_object(UObject &o)
 {
 	lock_.assert_held();
 	WEFT_TRY(objs_.insert(o));
-	SpinGuard g(rings_lock_);
-	for (Ref<Ring> &r : o.rings) {
-		if (!r)
-			continue;
-		/* Offsets are never reused: a stale one maps nothing (EINVAL). */
-		r->offset = next_offset_;
-		next_offset_ += r->bytes;
-		r->get();
-		rings_.push_back(*r);
-	}
+	for (Ref<Ring> &r : o.rings)
+		if (r)
+			list_ring(*r);
 	return ok();
+}
+
+void File::list_ring(Ring &r)
+{
+	lock_.assert_held();
+	SpinGuard g(rings_lock_);
+	/* Offsets are never reused: a stale one maps nothing (EINVAL). */
+	r.offset = next_offset_;
+	next_offset_ += r.bytes;
+	r.get();
+	rings_.push_back(r);
+}
+
+/* The caller holds a reference: the last one is never put under the spinlock. */
+void File::unlist_ring(Ring &r)
+{
+	lock_.assert_held();
+	SpinGuard g(rings_lock_);
+	if (r.node.linked()) {
+		rings_.remove(r);
+		r.put();
+	}
 }
 
 void File::free_object(UObject &o)
 {
 	lock_.assert_held();
 	objs_.remove(o);
-	{
-		SpinGuard g(rings_lock_);
-		for (Ref<Ring> &r : o.rings) {
-			if (r && r->node.linked()) {
-				rings_.remove(*r);
-				r->put();
-			}
-		}
-	}
+	for (Ref<Ring> &r : o.rings)
+		if (r)
+			unlist_ring(*r);
 	delete &o;
 }
 

@@ -68,6 +68,16 @@ public:
 	virtual bool put(const Wc &wc) = 0;
 	/* The consumer has taken every stored completion. */
 	virtual bool empty() const = 0;
+	/*
+	 * Resize CQ (IBA 11.2.6.3) of a user CQ, under the CQ's lock: move
+	 * the stored completions to the ring the owner prepared, which must
+	 * hold them and @at_least; answers its capacity.
+	 */
+	virtual Result<uint32_t> resize_locked(uint32_t at_least)
+	{
+		(void)at_least;
+		return Error(err::EOPNOTSUPP);
+	}
 
 protected:
 	~CqSink() = default;
