@@ -109,7 +109,7 @@ prlimit --memlock=65536 python3 "$here/uverbs_memlock.py" weft0 1048576 ok ||
 python3 "$here/uverbs_limits.py" weft0 || bad "uverbs_limits.py failed"
 
 # Ring memory is charged to the memory cgroup: 64 CQ rings of about 4 MiB
-# do not fit in a cgroup of 96 MiB (ENOMEM or the cgroup's OOM kill),
+# do not fit in a cgroup of 96 MiB (ENOMEM, not the cgroup's OOM killer),
 # while they do outside it.
 cg=/sys/fs/cgroup
 [ -e $cg/cgroup.controllers ] || mount -t cgroup2 none $cg
@@ -117,11 +117,10 @@ if grep -qw memory $cg/cgroup.controllers 2>/dev/null; then
 	echo +memory >$cg/cgroup.subtree_control
 	mkdir -p $cg/weft_uverbs_rings
 	echo $((96 << 20)) >$cg/weft_uverbs_rings/memory.max
-	if bash -c 'echo $$ >"$1/cgroup.procs" && exec python3 "$2" weft0 64' - \
-		$cg/weft_uverbs_rings "$here/uverbs_ring_memcg.py"; then
-		bad "64 CQ rings of 4 MiB fit in a 96 MiB memory cgroup: ring memory is not charged"
-	fi
-	python3 "$here/uverbs_ring_memcg.py" weft0 64 || bad "64 CQ rings do not fit outside the cgroup"
+	bash -c 'echo $$ >"$1/cgroup.procs" && exec python3 "$2" weft0 64 ENOMEM' - \
+		$cg/weft_uverbs_rings "$here/uverbs_ring_memcg.py" ||
+		bad "64 CQ rings of 4 MiB in a 96 MiB memory cgroup: not refused with ENOMEM"
+	python3 "$here/uverbs_ring_memcg.py" weft0 64 all || bad "64 CQ rings do not fit outside the cgroup"
 	rmdir $cg/weft_uverbs_rings || bad "the test cgroup stays"
 else
 	bad "no memory cgroup controller in the guest"

@@ -2,16 +2,19 @@
 # Ring memory is charged to the process's memory cgroup (for
 # tests/integration/uverbs_apps.sh, run inside a cgroup whose memory.max
 # is far below what is asked): CQs of max_cqe entries (a ring of about
-# 4 MiB each) until COUNT are made or one fails.  Prints how many were
-# made and the errno; exits 0 when all COUNT were made.
-# Usage: uverbs_ring_memcg.py DEV COUNT
+# 4 MiB each) until COUNT are made or one fails.  WANT: "all" (every one
+# made) or "ENOMEM" (one refused with ENOMEM, the cgroup's limit; never an
+# OOM kill).
+# Usage: uverbs_ring_memcg.py DEV COUNT WANT
 import sys
 
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.pyverbs_error import PyverbsRDMAError
 
-dev, count = sys.argv[1], int(sys.argv[2])
+import errno
+
+dev, count, want = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 ctx = Context(name=dev)
 max_cqe = ctx.query_device().max_cqe
 cqs, err = [], None
@@ -20,5 +23,9 @@ try:
         cqs.append(CQ(ctx, max_cqe))
 except PyverbsRDMAError as x:
     err = x.error_code
-print("uverbs_ring_memcg: %d CQs of %d entries, then errno %s" % (len(cqs), max_cqe, err), flush=True)
-sys.exit(0 if len(cqs) == count else 1)
+made = len(cqs)
+for c in cqs:  # back under the cgroup's limit before anything else
+    c.close()
+print("uverbs_ring_memcg: %d CQs of %d entries, then errno %s" % (made, max_cqe, err), flush=True)
+got = "all" if made == count else errno.errorcode.get(err, str(err))
+sys.exit(0 if got == want else 1)

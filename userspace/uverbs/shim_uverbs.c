@@ -439,13 +439,14 @@ int weft_uverbs_clear_user(void __user *dst, size_t len)
 void *weft_uverbs_ring_alloc(size_t size)
 {
 	unsigned int n = DIV_ROUND_UP(size, PAGE_SIZE), i;
-	struct page **pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	struct page **pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 	void *kva = NULL;
 
 	if (!pages)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		/* A process asked: ENOMEM at its cgroup's limit, never an OOM kill. */
+		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 		if (!pages[i])
 			break;
 	}
