@@ -143,11 +143,11 @@ def create_cq(cqe, out_words=6):
 expect_err("CREATE_CQ of 0 entries", errno.EINVAL, create_cq, 0)
 expect_err("CREATE_CQ beyond max_cqe", errno.EINVAL, create_cq, 1 << 20)
 expect_err("CREATE_CQ with no room for the ring's place", errno.EINVAL, create_cq, 16, 2)
-expect_err("CREATE_CQ on a fd that is no channel", errno.EINVAL, os.write, fd,
+expect_err("CREATE_CQ on a fd that is no channel", errno.EBADF, os.write, fd,
            hdr(18, 10, 6) + struct.pack("<QQIIiI", oaddr, 7, 16, 0, fd, 0))
 
 # A completion channel is taken only from the file that made it (in-tree
-# ib_uverbs_lookup_comp_file(): EINVAL for another file's channel).
+# ib_uverbs_lookup_comp_file(): EBADF for another file's channel).
 def create_cq_on(channel):
     return os.write(fd, hdr(18, 10, 6) + struct.pack("<QQIIiI", oaddr, 7, 16, 0, channel, 0))
 
@@ -158,7 +158,7 @@ os.write(fd2, hdr(GET_CONTEXT, 4, 2) + struct.pack("<Q", c2addr))
 async2 = struct.unpack_from("<I", c2resp.raw, 0)[0]
 os.write(fd2, hdr(17, 4, 1) + struct.pack("<Q", c2addr))
 chan2 = struct.unpack_from("<I", c2resp.raw, 0)[0]
-expect_err("CREATE_CQ on another uverbs file's channel", errno.EINVAL, create_cq_on, chan2)
+expect_err("CREATE_CQ on another uverbs file's channel", errno.EBADF, create_cq_on, chan2)
 if os.write(fd, hdr(17, 4, 1) + struct.pack("<Q", oaddr)) != 16:
     bad("CREATE_COMP_CHANNEL failed")
 chan1 = struct.unpack_from("<I", oresp.raw, 0)[0]

@@ -133,6 +133,7 @@ seen = []
 for _ in range(4):
     ev = ctx.get_async_event()  # blocks (SIGALRM if it never comes)
     seen.append(ev.event_type)
+    ev.ack()  # ibv_destroy_cq()/ibv_destroy_qp() wait for the acks of the events read
     if ev.event_type == e.IBV_EVENT_CQ_ERR:
         break
 signal.alarm(0)

@@ -41,8 +41,9 @@ namespace {
 
 /*
  * The completion channel behind @fd (-1: none), with a reference: one
- * made through @f (in-tree ib_uverbs_lookup_comp_file() takes the fd's
- * uobject only from the same ufile: EINVAL otherwise).
+ * made through @f.  In-tree ib_uverbs_lookup_comp_file() answers EBADF
+ * for an fd that is not open, not a completion channel, or made through
+ * another uverbs file (lookup_get_fd_uobject()).
  */
 Result<Ref<CompChannel>> channel_of(const File &f, int32_t fd)
 {
@@ -50,11 +51,11 @@ Result<Ref<CompChannel>> channel_of(const File &f, int32_t fd)
 		return Ref<CompChannel>();
 	auto *src = static_cast<EventSource *>(weft_uverbs_evfd_lookup(fd));
 	if (!src)
-		return Error(err::EINVAL);
+		return Error(err::EBADF);
 	/* A closed channel's file is gone: its address may be another's now. */
 	if (!src->is_comp_channel() || static_cast<CompChannel *>(src)->owner != &f || src->is_closed()) {
 		src->put();
-		return Error(err::EINVAL);
+		return Error(err::EBADF);
 	}
 	return Ref<CompChannel>::adopt(static_cast<CompChannel *>(src));
 }

@@ -476,7 +476,7 @@ void user_objects_device_wide(Test &t)
 	}
 	AhAttr at;
 	at.port = 1;
-	at.dlid = a.lid;
+	at.dlid = 1; /* any unicast LID: an AH is not resolved */
 	if (pd[0] && pd[1]) {
 		while (made <= max) {
 			auto r = u[made % 2]->create_ah(pd[made % 2], at);
