@@ -101,17 +101,45 @@ void Context::close(bool expect_empty)
 		while (Ah *ah = ahs_.pop_front()) {
 			ah->pd.usecnt--;
 			ah->put();
+			put_quota(Quota::Ah);
 		}
 		while (Mr *mr = mrs_.front())
 			dereg_mr_locked(mr);
-		while (Pd *pd = pds_.pop_front())
+		while (Pd *pd = pds_.pop_front()) {
 			delete pd;
+			put_quota(Quota::Pd);
+		}
 	}
 	if (task_)
 		weft_task_put(task_);
 	Device &d = dev;
 	delete this;
 	d.put();
+}
+
+/*
+ * A user context's objects count device-wide (Device::user_objects), as
+ * in-tree rxe's pools: many files of one process get no more than the
+ * device advertises.  A kernel context's count against its own lists.
+ */
+Result<void> Context::take_quota(Quota k, size_t have, uint32_t max)
+{
+	lock_.assert_held();
+	if (!is_user())
+		return have >= max ? Error(err::ENOMEM) : ok();
+	Atomic<uint32_t> &n = dev.user_objs_[static_cast<uint8_t>(k)];
+	uint32_t cur = n.load(Order::Relaxed);
+	do {
+		if (cur >= max)
+			return Error(err::EINVAL); /* in-tree rxe's full pool (__rxe_add_to_pool) */
+	} while (!n.compare_exchange(cur, cur + 1, Order::Relaxed, Order::Relaxed));
+	return ok();
+}
+
+void Context::put_quota(Quota k)
+{
+	if (is_user())
+		dev.user_objs_[static_cast<uint8_t>(k)].fetch_sub(1, Order::Relaxed);
 }
 
 bool Context::owns(Pd *pd)
@@ -125,11 +153,12 @@ bool Context::owns(Pd *pd)
 Result<Pd *> Context::alloc_pd()
 {
 	MutexGuard g(lock_);
-	if (pds_.size() >= dev.attr().max_pd)
-		return Error(err::ENOMEM);
+	WEFT_TRY(take_quota(Quota::Pd, pds_.size(), dev.attr().max_pd));
 	auto *pd = new (Gfp::Sleep) Pd(*this, next_pd_++);
-	if (!pd)
+	if (!pd) {
+		put_quota(Quota::Pd);
 		return Error(err::ENOMEM);
+	}
 	pd->res_id = dev.next_res_id(Device::ResKind::Pd);
 	pds_.push_back(*pd);
 	return pd;
@@ -145,6 +174,7 @@ Result<void> Context::dealloc_pd(Pd *pd)
 		return Error(err::EBUSY);
 	pds_.remove(*pd);
 	delete pd;
+	put_quota(Quota::Pd);
 	return ok();
 }
 
@@ -303,11 +333,12 @@ Result<Cq *> Context::create_cq(uint32_t cqe, Cq::CompHandler handler, void *arg
 	/* A user CQ's entries go to its sink: its own ring stays unused. */
 	auto ring = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, sink ? 2 : size_t(cqe) + 1));
 	MutexGuard g(lock_);
-	if (cqs_.size() >= dev.attr().max_cq)
-		return Error(err::ENOMEM);
+	WEFT_TRY(take_quota(Quota::Cq, cqs_.size(), a.max_cq));
 	auto *cq = new (Gfp::Sleep) Cq(*this, move(ring), handler, arg, hc, cpu, sink);
-	if (!cq)
+	if (!cq) {
+		put_quota(Quota::Cq);
 		return Error(err::ENOMEM);
+	}
 	cq->cqe.store(cqe, Order::Relaxed);
 	cq->res_id = dev.next_res_id(Device::ResKind::Cq);
 	cqs_.push_back(*cq);
@@ -320,6 +351,7 @@ void Context::destroy_cq_locked(Cq *cq)
 	cqs_.remove(*cq);
 	drain(cq, cq->drained_);
 	delete cq;
+	put_quota(Quota::Cq);
 }
 
 /* IBA 11.2.6.4: a CQ still associated with a QP cannot be destroyed. */
@@ -469,11 +501,12 @@ Result<Srq *> Context::create_srq(Pd *pd, uint32_t max_wr, uint32_t max_sge, Eve
 	MutexGuard g(lock_);
 	if (!owns(pd))
 		return Error(err::EINVAL);
-	if (srqs_.size() >= a.max_srq)
-		return Error(err::ENOMEM);
+	WEFT_TRY(take_quota(Quota::Srq, srqs_.size(), a.max_srq));
 	auto *srq = new (Gfp::Sleep) Srq(*this, *pd, move(ring), max_sge, events, user);
-	if (!srq)
+	if (!srq) {
+		put_quota(Quota::Srq);
 		return Error(err::ENOMEM);
+	}
 	pd->usecnt++;
 	srqs_.push_back(*srq);
 	return srq;
@@ -486,6 +519,7 @@ void Context::destroy_srq_locked(Srq *srq)
 	drain(srq, srq->drained_);
 	srq->pd.usecnt--;
 	delete srq;
+	put_quota(Quota::Srq);
 }
 
 /* IBA 11.2.3.6: an SRQ with QPs attached cannot be destroyed. */
@@ -508,9 +542,13 @@ Result<Ah *> Context::create_ah(Pd *pd, const AhAttr &attr)
 	MutexGuard g(lock_);
 	if (!owns(pd))
 		return Error(err::EINVAL);
+	/* The advertised max_ah holds (kernel contexts' AHs per context). */
+	WEFT_TRY(take_quota(Quota::Ah, ahs_.size(), dev.attr().max_ah));
 	auto *ah = new (Gfp::Sleep) Ah(*pd, attr);
-	if (!ah)
+	if (!ah) {
+		put_quota(Quota::Ah);
 		return Error(err::ENOMEM);
+	}
 	pd->usecnt++;
 	ahs_.push_back(*ah);
 	return ah;
@@ -524,6 +562,7 @@ Result<void> Context::destroy_ah(Ah *ah)
 	ahs_.remove(*ah);
 	ah->pd.usecnt--;
 	ah->put();
+	put_quota(Quota::Ah);
 	return ok();
 }
 

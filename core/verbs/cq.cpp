@@ -201,8 +201,13 @@ Result<void> Cq::resize(uint32_t cqe)
 	/* IBA 11.2.6.3: the new size is bounded as at creation (and comes from user space, soon). */
 	if (cqe == 0 || cqe > ctx.dev.attr().max_cqe)
 		return Error(err::EINVAL);
-	if (sink_)
-		return Error(err::EOPNOTSUPP); /* a user CQ's ring is the process's to replace */
+	if (sink_) {
+		/* A user CQ's ring is its owner's to exchange (uverbs RESIZE_CQ). */
+		SpinGuardIrq g(lock_);
+		const uint32_t n = WEFT_TRY(sink_->resize_locked(cqe));
+		this->cqe.store(n, Order::Relaxed);
+		return ok();
+	}
 	auto fresh = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, size_t(cqe) + 1));
 	SpinGuardIrq g(lock_);
 	size_t used = (tail_ + ring_size_ - head_) % ring_size_;

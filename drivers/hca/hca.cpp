@@ -316,7 +316,7 @@ Result<void> Hca::query_port(uint8_t port, verbs::PortAttr &out)
 	out.active_mtu = static_cast<iba::Mtu>(p->mgmt.neighbor_mtu);
 	out.gid_tbl_len = 1;
 	out.pkey_tbl_len = Port::pkey_table_len;
-	out.max_msg_sz = 1u << 31;
+	out.max_msg_sz = uint32_t(max_msg_sz);
 	out.max_vl_num = 1;
 	out.active_width = 2;  /* 4X */
 	out.active_speed = 32; /* EDR */

@@ -107,10 +107,15 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 		return Error(err::EINVAL); /* max_inline_data is 0 */
 	SendWqe w{};
 	w.wr = wr;
+	/* Summed wide: a user's SGE lengths must not wrap into a short message. */
+	uint64_t total = 0;
 	for (size_t i = 0; i < wr.sg.size(); i++) {
 		w.sge[i] = wr.sg[i];
-		w.length += wr.sg[i].length;
+		total += wr.sg[i].length;
 	}
+	if (total > max_msg_sz)
+		return Error(err::EINVAL);
+	w.length = uint32_t(total);
 	if (wr.opcode == WrOpcode::AtomicCmpSwap || wr.opcode == WrOpcode::AtomicFetchAdd) {
 		/* IBA 9.4.5: atomics operate on 8 aligned bytes. */
 		if (w.length != 8 || (wr.atomic.remote_addr & 7))

@@ -40,6 +40,8 @@
 namespace weft::hca {
 
 inline constexpr uint32_t max_sge = verbs::RecvEntry::max_sge;
+/* The largest message a WR may carry (the port's max_msg_sz). */
+inline constexpr uint64_t max_msg_sz = 1ull << 31;
 inline constexpr uint32_t psn_mask = 0xffffff;
 
 /* IBA 9.7.1: PSNs compare modulo 2^24 within half the space. */

@@ -42,6 +42,7 @@ void weft_layout(void)
 	BLANK();
 	ERRNO(EPERM);
 	ERRNO(ENOENT);
+	ERRNO(EBADF);
 	ERRNO(EINTR);
 	ERRNO(EIO);
 	ERRNO(ENXIO);

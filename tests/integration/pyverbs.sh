@@ -9,7 +9,7 @@
 set -u
 fail=0
 bad() { echo "pyverbs: $*"; fail=1; }
-min=60
+min=74
 # Tests Weft fails, each with why (Documentation/uverbs.md).
 declare -A expected=(
 	# IBA 1.5's ATOMIC WRITE: not offered by Weft (nor by 6.1's rxe):

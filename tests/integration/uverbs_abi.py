@@ -143,8 +143,32 @@ def create_cq(cqe, out_words=6):
 expect_err("CREATE_CQ of 0 entries", errno.EINVAL, create_cq, 0)
 expect_err("CREATE_CQ beyond max_cqe", errno.EINVAL, create_cq, 1 << 20)
 expect_err("CREATE_CQ with no room for the ring's place", errno.EINVAL, create_cq, 16, 2)
-expect_err("CREATE_CQ on a fd that is no channel", errno.EINVAL, os.write, fd,
+expect_err("CREATE_CQ on a fd that is no channel", errno.EBADF, os.write, fd,
            hdr(18, 10, 6) + struct.pack("<QQIIiI", oaddr, 7, 16, 0, fd, 0))
+
+# A completion channel is taken only from the file that made it (in-tree
+# ib_uverbs_lookup_comp_file(): EBADF for another file's channel).
+def create_cq_on(channel):
+    return os.write(fd, hdr(18, 10, 6) + struct.pack("<QQIIiI", oaddr, 7, 16, 0, channel, 0))
+
+
+fd2 = os.open(dev, os.O_RDWR)
+c2resp, c2addr = buf(8)
+os.write(fd2, hdr(GET_CONTEXT, 4, 2) + struct.pack("<Q", c2addr))
+async2 = struct.unpack_from("<I", c2resp.raw, 0)[0]
+os.write(fd2, hdr(17, 4, 1) + struct.pack("<Q", c2addr))
+chan2 = struct.unpack_from("<I", c2resp.raw, 0)[0]
+expect_err("CREATE_CQ on another uverbs file's channel", errno.EBADF, create_cq_on, chan2)
+if os.write(fd, hdr(17, 4, 1) + struct.pack("<Q", oaddr)) != 16:
+    bad("CREATE_COMP_CHANNEL failed")
+chan1 = struct.unpack_from("<I", oresp.raw, 0)[0]
+if create_cq_on(chan1) != 40:
+    bad("CREATE_CQ on the file's own channel failed")
+elif os.write(fd, hdr(20, 6, 2) + struct.pack("<QII", oaddr, struct.unpack_from("<I", oresp.raw, 0)[0], 0)) != 24:
+    bad("DESTROY_CQ of the channel's CQ failed")
+for f in (chan2, async2, fd2, chan1):
+    os.close(f)
+
 if create_cq(16) != 40:
     bad("CREATE_CQ failed")
 cq, cqe = struct.unpack_from("<II", oresp.raw, 0)

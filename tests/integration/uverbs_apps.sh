@@ -9,7 +9,10 @@
 #     freed (weft_uverbs unloads: no file left open), the server side
 #     recovers, and a new run works;
 #   - RLIMIT_MEMLOCK: an unprivileged process beyond its limit gets ENOMEM
-#     from ibv_reg_mr, root (CAP_IPC_LOCK) does not.
+#     from ibv_reg_mr, root (CAP_IPC_LOCK) does not;
+#   - limits (uverbs_limits.py): CQ overrun reported as IBV_EVENT_CQ_ERR,
+#     SGE lengths beyond max_msg_sz, RESIZE_CQ, max_ah device-wide;
+#   - ring memory charged to the memory cgroup (uverbs_ring_memcg.py).
 # Client and server run as two processes on one host, one HCA each.
 set -u
 fail=0
@@ -101,6 +104,27 @@ if setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
 else bad "unprivileged registration beyond RLIMIT_MEMLOCK did not fail with ENOMEM"; fi
 prlimit --memlock=65536 python3 "$here/uverbs_memlock.py" weft0 1048576 ok ||
 	bad "root (CAP_IPC_LOCK) registration beyond RLIMIT_MEMLOCK failed"
+
+# CQ overrun to the async file, a wrapping SGE sum, max_ah device-wide.
+python3 "$here/uverbs_limits.py" weft0 || bad "uverbs_limits.py failed"
+
+# Ring memory is charged to the memory cgroup: 64 CQ rings of about 4 MiB
+# do not fit in a cgroup of 96 MiB (ENOMEM, not the cgroup's OOM killer),
+# while they do outside it.
+cg=/sys/fs/cgroup
+[ -e $cg/cgroup.controllers ] || mount -t cgroup2 none $cg
+if grep -qw memory $cg/cgroup.controllers 2>/dev/null; then
+	echo +memory >$cg/cgroup.subtree_control
+	mkdir -p $cg/weft_uverbs_rings
+	echo $((96 << 20)) >$cg/weft_uverbs_rings/memory.max
+	bash -c 'echo $$ >"$1/cgroup.procs" && exec python3 "$2" weft0 64 ENOMEM' - \
+		$cg/weft_uverbs_rings "$here/uverbs_ring_memcg.py" ||
+		bad "64 CQ rings of 4 MiB in a 96 MiB memory cgroup: not refused with ENOMEM"
+	python3 "$here/uverbs_ring_memcg.py" weft0 64 all || bad "64 CQ rings do not fit outside the cgroup"
+	rmdir $cg/weft_uverbs_rings || bad "the test cgroup stays"
+else
+	bad "no memory cgroup controller in the guest"
+fi
 
 weft_sm_stop
 weft_unload || bad "unload failed"

@@ -103,6 +103,10 @@ struct Wc {
 struct CreateCqResp {
 	MmInfo mi;
 };
+/* rxe_resize_cq_resp: the new ring's place. */
+struct ResizeCqResp {
+	MmInfo mi;
+};
 struct CreateQpResp {
 	MmInfo rq_mi, sq_mi;
 };

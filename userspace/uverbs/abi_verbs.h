@@ -21,6 +21,7 @@ inline constexpr uint32_t reg_mr = 9;
 inline constexpr uint32_t dereg_mr = 13;
 inline constexpr uint32_t create_comp_channel = 17;
 inline constexpr uint32_t create_cq = 18;
+inline constexpr uint32_t resize_cq = 19;
 inline constexpr uint32_t destroy_cq = 20;
 inline constexpr uint32_t req_notify_cq = 23;
 inline constexpr uint32_t create_qp = 24;
@@ -79,6 +80,15 @@ struct CreateCq {
 struct CreateCqResp {
 	uint32_t cq_handle;
 	uint32_t cqe;
+};
+struct ResizeCq {
+	uint64_t response;
+	uint32_t cq_handle;
+	uint32_t cqe;
+};
+struct ResizeCqResp {
+	uint32_t cqe;
+	uint32_t reserved;
 };
 struct DestroyCq {
 	uint64_t response;
@@ -256,6 +266,8 @@ WEFT_UVERBS_CHECK_SIZE(RegMrResp, REG_MR_RESP);
 WEFT_UVERBS_CHECK_SIZE(CreateCq, CREATE_CQ);
 WEFT_UVERBS_CHECK_SIZE(CreateCqResp, CREATE_CQ_RESP);
 WEFT_UVERBS_CHECK_SIZE(DestroyCq, DESTROY_CQ);
+WEFT_UVERBS_CHECK_SIZE(ResizeCq, RESIZE_CQ);
+WEFT_UVERBS_CHECK_SIZE(ResizeCqResp, RESIZE_CQ_RESP);
 WEFT_UVERBS_CHECK_SIZE(CreateQp, CREATE_QP);
 WEFT_UVERBS_CHECK_SIZE(CreateQpResp, CREATE_QP_RESP);
 WEFT_UVERBS_CHECK_SIZE(QpDest, QP_DEST);

@@ -18,6 +18,7 @@ Result<void> cmd_create_comp_channel(Call &c)
 	abi::CreateCompChannel req;
 	WEFT_TRY(c.request(&req, sizeof(req)));
 	Ref<CompChannel> ch = WEFT_TRY(make_ref<CompChannel>(Gfp::Sleep));
+	ch->owner = &c.file;
 	int fd = -1, e = 0;
 	ch->get(); /* the event file's */
 	weft_uverbs_evfd *efd = weft_uverbs_evfd_reserve(static_cast<EventSource *>(ch.get()), &fd, &e);
@@ -38,17 +39,23 @@ Result<void> cmd_create_comp_channel(Call &c)
 
 namespace {
 
-/* The completion channel behind @fd (-1: none), with a reference. */
-Result<Ref<CompChannel>> channel_of(int32_t fd)
+/*
+ * The completion channel behind @fd (-1: none), with a reference: one
+ * made through @f.  In-tree ib_uverbs_lookup_comp_file() answers EBADF
+ * for an fd that is not open, not a completion channel, or made through
+ * another uverbs file (lookup_get_fd_uobject()).
+ */
+Result<Ref<CompChannel>> channel_of(const File &f, int32_t fd)
 {
 	if (fd < 0)
 		return Ref<CompChannel>();
 	auto *src = static_cast<EventSource *>(weft_uverbs_evfd_lookup(fd));
 	if (!src)
-		return Error(err::EINVAL);
-	if (!src->is_comp_channel()) {
+		return Error(err::EBADF);
+	/* A closed channel's file is gone: its address may be another's now. */
+	if (!src->is_comp_channel() || static_cast<CompChannel *>(src)->owner != &f || src->is_closed()) {
 		src->put();
-		return Error(err::EINVAL);
+		return Error(err::EBADF);
 	}
 	return Ref<CompChannel>::adopt(static_cast<CompChannel *>(src));
 }
@@ -72,7 +79,7 @@ Result<void> create_cq(Call &c, uint64_t user_handle, uint32_t want, uint32_t co
 		return Error(err::EINVAL);
 	if (c.drv_out.len < sizeof(rxe::CreateCqResp))
 		return Error(err::EINVAL);
-	Ref<CompChannel> ch = WEFT_TRY(channel_of(comp_channel));
+	Ref<CompChannel> ch = WEFT_TRY(channel_of(f, comp_channel));
 	Ref<Ring> ring = WEFT_TRY(Ring::make(want, sizeof(rxe::Wc)));
 	const uint32_t cqe = ring->capacity();
 	if (cqe > a.max_cqe)
@@ -131,6 +138,44 @@ Result<void> cmd_ex_create_cq(Call &c)
 				 resp.response_length = uint32_t(min(c.out.len, sizeof(resp)));
 				 return c.response(&resp, sizeof(resp));
 			 });
+}
+
+/*
+ * RESIZE_CQ (IBA 11.2.6.3), as librxe drives it: a new ring, its place
+ * answered in the driver response (librxe unmaps the old ring and maps
+ * it), the completions not yet polled moved over.
+ */
+Result<void> cmd_resize_cq(Call &c)
+{
+	WEFT_TRY(c.need_context());
+	abi::ResizeCq req;
+	WEFT_TRY(c.request(&req, sizeof(req)));
+	File &f = c.file;
+	UCq *u = f.objects().find<UCq>(req.cq_handle, ObjType::Cq);
+	if (!u)
+		return Error(err::EINVAL);
+	const verbs::DeviceAttr &a = f.device().attr();
+	/* In-tree rxe_resize_cq(), rxe_cq_chk_attr(): EINVAL for these. */
+	if (c.drv_out.len < sizeof(rxe::ResizeCqResp) || req.cqe == 0 || req.cqe > a.max_cqe)
+		return Error(err::EINVAL);
+	Ref<Ring> fresh = WEFT_TRY(Ring::make(req.cqe, sizeof(rxe::Wc)));
+	if (fresh->capacity() > a.max_cqe)
+		return Error(err::EINVAL);
+	/* As rxe: the new ring's place goes out before the exchange. */
+	f.list_ring(*fresh);
+	rxe::ResizeCqResp drv{fresh->mminfo()};
+	auto r = c.driver_response(&drv, sizeof(drv));
+	if (r) {
+		u->spare = fresh;
+		r = u->cq->resize(req.cqe);
+	}
+	/* Whichever ring is not the CQ's now leaves the mmap table (pages mapped stay mapped). */
+	f.unlist_ring(r ? *u->spare : *fresh);
+	u->spare.reset();
+	if (!r)
+		return r;
+	abi::ResizeCqResp resp{fresh->capacity(), 0};
+	return c.response(&resp, sizeof(resp));
 }
 
 Result<void> cmd_destroy_cq(Call &c)

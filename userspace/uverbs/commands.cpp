@@ -52,6 +52,7 @@ constexpr Method destroy_ah = write_i<abi::DestroyAh>(cmd_destroy_ah);
 constexpr Method create_comp_channel =
 	write_io<abi::CreateCompChannel, abi::CreateCompChannelResp>(cmd_create_comp_channel, false);
 constexpr Method create_cq = write_io<abi::CreateCq, abi::CreateCqResp>(cmd_create_cq, true);
+constexpr Method resize_cq = write_io<abi::ResizeCq, abi::ResizeCqResp>(cmd_resize_cq, true);
 constexpr Method destroy_cq = write_io<abi::DestroyCq, abi::DestroyCqResp>(cmd_destroy_cq, false);
 constexpr Method req_notify_cq = write_i<abi::ReqNotifyCq>(cmd_req_notify_cq);
 constexpr Method create_qp = write_io<abi::CreateQp, abi::CreateQpResp>(cmd_create_qp, true);
@@ -85,6 +86,7 @@ constexpr Legacy make_legacy()
 	t.m[abi::cmd::dereg_mr] = &dereg_mr;
 	t.m[abi::cmd::create_comp_channel] = &create_comp_channel;
 	t.m[abi::cmd::create_cq] = &create_cq;
+	t.m[abi::cmd::resize_cq] = &resize_cq;
 	t.m[abi::cmd::destroy_cq] = &destroy_cq;
 	t.m[abi::cmd::req_notify_cq] = &req_notify_cq;
 	t.m[abi::cmd::create_qp] = &create_qp;

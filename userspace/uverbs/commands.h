@@ -76,6 +76,7 @@ Result<void> cmd_destroy_ah(Call &c);
 /* cmd_cq.cpp: completion channels and CQs. */
 Result<void> cmd_create_comp_channel(Call &c);
 Result<void> cmd_create_cq(Call &c);
+Result<void> cmd_resize_cq(Call &c);
 Result<void> cmd_destroy_cq(Call &c);
 Result<void> cmd_req_notify_cq(Call &c);
 Result<void> cmd_ex_create_cq(Call &c);

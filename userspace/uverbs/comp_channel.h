@@ -41,6 +41,8 @@ public:
 	bool is_comp_channel() const override { return true; }
 
 	ListNode file_node; /* on the File that made it (closed with its context) */
+	/* That File: in-tree lookup_get_fd_uobject() refuses another file's channel. */
+	const void *owner = nullptr;
 
 private:
 	bool empty_locked() const override { return queue_.empty(); }

@@ -43,6 +43,11 @@ public:
 	unsigned int poll();
 	/* No more events: readers drain what is queued, then get EIO. */
 	void close();
+	bool is_closed()
+	{
+		SpinGuardIrq g(lock_);
+		return closed_;
+	}
 	/* The event file's waiter (the shim's wait queue), or nullptr when it goes. */
 	void attach(weft_uverbs_evwaiter *w);
 

@@ -92,32 +92,41 @@ Result<void> File::add_object(UObject &o)
 {
 	lock_.assert_held();
 	WEFT_TRY(objs_.insert(o));
-	SpinGuard g(rings_lock_);
-	for (Ref<Ring> &r : o.rings) {
-		if (!r)
-			continue;
-		/* Offsets are never reused: a stale one maps nothing (EINVAL). */
-		r->offset = next_offset_;
-		next_offset_ += r->bytes;
-		r->get();
-		rings_.push_back(*r);
-	}
+	for (Ref<Ring> &r : o.rings)
+		if (r)
+			list_ring(*r);
 	return ok();
+}
+
+void File::list_ring(Ring &r)
+{
+	lock_.assert_held();
+	SpinGuard g(rings_lock_);
+	/* Offsets are never reused: a stale one maps nothing (EINVAL). */
+	r.offset = next_offset_;
+	next_offset_ += r.bytes;
+	r.get();
+	rings_.push_back(r);
+}
+
+/* The caller holds a reference: the last one is never put under the spinlock. */
+void File::unlist_ring(Ring &r)
+{
+	lock_.assert_held();
+	SpinGuard g(rings_lock_);
+	if (r.node.linked()) {
+		rings_.remove(r);
+		r.put();
+	}
 }
 
 void File::free_object(UObject &o)
 {
 	lock_.assert_held();
 	objs_.remove(o);
-	{
-		SpinGuard g(rings_lock_);
-		for (Ref<Ring> &r : o.rings) {
-			if (r && r->node.linked()) {
-				rings_.remove(*r);
-				r->put();
-			}
-		}
-	}
+	for (Ref<Ring> &r : o.rings)
+		if (r)
+			unlist_ring(*r);
 	delete &o;
 }
 
@@ -189,8 +198,21 @@ void File::set_context(verbs::Context *ctx, Ref<EventQueue> events)
 
 void File::handle(const verbs::Event &e)
 {
-	/* Device and port events; those of objects go to the objects' owners. */
-	if (e.qp || e.cq || e.srq)
+	/*
+	 * A CQ overrun (IBA 11.6.3.1) of one of this context's CQs: the
+	 * async file gets IBV_EVENT_CQ_ERR with the CQ's user handle, as
+	 * in-tree ib_uverbs_cq_event_handler().  Every CQ a user context
+	 * has is a UCq's ring; the UCq outlives its verbs CQ.
+	 */
+	if (e.cq) {
+		if (&e.cq->ctx == ctx_ && e.cq->sink()) {
+			auto *u = static_cast<UCq *>(e.cq->sink());
+			events_->push(static_cast<uint32_t>(e.type), u->user_handle, &u->async_events);
+		}
+		return;
+	}
+	/* Device and port events; those of QPs and SRQs go to their owners. */
+	if (e.qp || e.srq)
 		return;
 	events_->push(static_cast<uint32_t>(e.type), e.port);
 }

@@ -72,6 +72,9 @@ public:
 	Result<void> add_object(UObject &o);
 	/* An object whose verbs object is gone: off the table, its rings unlisted, freed. */
 	void free_object(UObject &o);
+	/* A ring that replaces another of an object (RESIZE_CQ): @fresh listed at a new offset. */
+	void list_ring(Ring &fresh);
+	void unlist_ring(Ring &old);
 	/* A completion channel made through this file (closed with its context). */
 	void add_channel(CompChannel &ch);
 

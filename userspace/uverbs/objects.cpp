@@ -138,6 +138,29 @@ bool UCq::put(const verbs::Wc &wc)
 	return true;
 }
 
+/*
+ * As rxe's queue resize: the completions the process has not consumed
+ * move, in order, to the start of the new ring; the process maps the new
+ * ring and polls it from index 0.
+ */
+Result<uint32_t> UCq::resize_locked(uint32_t at_least)
+{
+	const Ring &o = *rings[0], &n = *spare;
+	const uint32_t cons = o.consumer();
+	const uint32_t used = (prod_ - cons) & o.mask;
+	/* IBA 11.2.6.3, in-tree rxe_cq_chk_attr(): EINVAL if they do not fit. */
+	if (at_least < used || used > n.capacity())
+		return Error(err::EINVAL);
+	for (uint32_t i = 0; i < used; i++)
+		__builtin_memcpy(n.slot(i), o.slot(cons + i), sizeof(rxe::Wc));
+	prod_ = used;
+	n.hdr().producer_index.store(used, Order::Release);
+	Ref<Ring> old = move(rings[0]);
+	rings[0] = move(spare);
+	spare = move(old); /* no reference dropped here: the command releases it */
+	return n.capacity();
+}
+
 bool UCq::empty() const
 {
 	return prod_ == rings[0]->consumer();

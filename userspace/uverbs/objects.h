@@ -65,8 +65,8 @@ public:
 bool take_recv_wqe(const Ring &ring, uint32_t &cons, uint32_t max_sge, verbs::RecvEntry &out);
 
 /*
- * A CQ whose completions go to the process's ring.  (Its affiliated
- * events, CQ overrun, are not routed to the async file yet.)
+ * A CQ whose completions go to the process's ring.  Its affiliated
+ * event, CQ overrun, reaches the async file through File::handle().
  */
 class UCq final : public UObject, public verbs::CqSink {
 public:
@@ -76,6 +76,8 @@ public:
 	/* verbs::CqSink: under the CQ's lock. */
 	bool put(const verbs::Wc &wc) override;
 	bool empty() const override;
+	/* RESIZE_CQ: move to @spare (under the CQ's lock); @spare then holds the old ring. */
+	Result<uint32_t> resize_locked(uint32_t at_least) override;
 	/* The CQ's completion handler: an event to the channel (any context). */
 	static void comp_handler(verbs::Cq &cq, void *arg);
 
@@ -84,6 +86,7 @@ public:
 	Ref<EventQueue> const events;
 	CompChannel::Pending pending;
 	EventCount async_events;
+	Ref<Ring> spare; /* RESIZE_CQ's ring exchange (File's lock, swapped under the CQ's) */
 
 private:
 	uint32_t prod_ = 0; /* the kernel's producer index, under the CQ's lock */

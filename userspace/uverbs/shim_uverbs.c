@@ -56,6 +56,8 @@ static_assert(WEFT_UVERBS_SZ_REG_MR_RESP == sizeof(struct ib_uverbs_reg_mr_resp)
 static_assert(WEFT_UVERBS_SZ_CREATE_CQ == sizeof(struct ib_uverbs_create_cq));
 static_assert(WEFT_UVERBS_SZ_CREATE_CQ_RESP == sizeof(struct ib_uverbs_create_cq_resp));
 static_assert(WEFT_UVERBS_SZ_DESTROY_CQ == sizeof(struct ib_uverbs_destroy_cq));
+static_assert(WEFT_UVERBS_SZ_RESIZE_CQ == sizeof(struct ib_uverbs_resize_cq));
+static_assert(WEFT_UVERBS_SZ_RESIZE_CQ_RESP == sizeof(struct ib_uverbs_resize_cq_resp));
 static_assert(WEFT_UVERBS_SZ_CREATE_QP == sizeof(struct ib_uverbs_create_qp));
 static_assert(WEFT_UVERBS_SZ_CREATE_QP_RESP == sizeof(struct ib_uverbs_create_qp_resp));
 static_assert(WEFT_UVERBS_SZ_QP_DEST == sizeof(struct ib_uverbs_qp_dest));
@@ -426,9 +428,36 @@ int weft_uverbs_clear_user(void __user *dst, size_t len)
 
 /* --- rings ------------------------------------------------------------------------ */
 
+/*
+ * Ring memory is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT),
+ * which vmalloc_user() would not do: many large CQs or SRQs count against
+ * the process's cgroup limit rather than the host.  The pages are mapped
+ * for the kernel with vmap(), as VM_USERMAP (zeroed: remap_vmalloc_range()
+ * may give them to the process) and VM_MAP_PUT_PAGES (vfree() frees them
+ * and the array).
+ */
 void *weft_uverbs_ring_alloc(size_t size)
 {
-	return vmalloc_user(size);
+	unsigned int n = DIV_ROUND_UP(size, PAGE_SIZE), i;
+	struct page **pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
+	void *kva = NULL;
+
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		/* A process asked: ENOMEM at its cgroup's limit, never an OOM kill. */
+		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+		if (!pages[i])
+			break;
+	}
+	if (i == n)
+		kva = vmap(pages, n, VM_MAP | VM_MAP_PUT_PAGES | VM_USERMAP, PAGE_KERNEL);
+	if (!kva) {
+		while (i--)
+			__free_page(pages[i]);
+		kvfree(pages);
+	}
+	return kva;
 }
 
 void weft_uverbs_ring_free(void *p)

@@ -64,6 +64,8 @@ WEFT_C_BEGIN
 #define WEFT_UVERBS_SZ_CREATE_CQ 32
 #define WEFT_UVERBS_SZ_CREATE_CQ_RESP 8
 #define WEFT_UVERBS_SZ_DESTROY_CQ 16
+#define WEFT_UVERBS_SZ_RESIZE_CQ 16
+#define WEFT_UVERBS_SZ_RESIZE_CQ_RESP 8
 #define WEFT_UVERBS_SZ_CREATE_QP 56
 #define WEFT_UVERBS_SZ_CREATE_QP_RESP 32
 #define WEFT_UVERBS_SZ_QP_DEST 32
@@ -139,8 +141,8 @@ int weft_uverbs_copy_to_user(void WEFT_UVERBS_USER *dst, const void *src, size_t
 int weft_uverbs_clear_user(void WEFT_UVERBS_USER *dst, size_t len);
 
 /*
- * Ring memory shared with a process (vmalloc_user: zeroed, page-aligned,
- * mappable).  Pages mapped into a process hold their own references, so
+ * Ring memory shared with a process (zeroed, page-aligned, mappable,
+ * charged to the caller's memory cgroup).  Pages mapped into a process hold their own references, so
  * freeing a ring that is still mapped is safe: the memory goes with the
  * last mapping.
  */

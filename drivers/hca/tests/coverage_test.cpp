@@ -296,6 +296,33 @@ void rdma_write_read_every_mtu_and_sge_layout(Test &t)
 	}
 }
 
+/*
+ * A message's SGE lengths summed beyond the port's max_msg_sz (2^31) are
+ * refused by Post Send, also when 32 bits would wrap them to a short or
+ * empty message (two of 2^31 are 0 there); 2^31 itself is allowed.
+ */
+void sge_sum_beyond_max_msg(Test &t)
+{
+	auto pair = make_own<Pair>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, pair);
+	Pair &c = *pair.value();
+	WEFT_ASSERT_OK(t, connect_wide(c, iba::Mtu::M4096));
+	static uint8_t buf[8];
+	const uint64_t a = reinterpret_cast<uint64_t>(buf);
+	const uint32_t half = 1u << 31;
+	Sge sg[2] = {{a, half, c.a.mr->lkey}, {a, half, c.a.mr->lkey}};
+	SendWr wr;
+	wr.opcode = WrOpcode::RdmaWrite;
+	wr.rdma.remote_addr = a;
+	wr.rdma.rkey = c.b.mr->rkey;
+	wr.sg = Span<const Sge>(sg, 2);
+	WEFT_EXPECT_ERR(t, c.a.qp->post_send(wr), err::EINVAL);
+	sg[1].length = 1;
+	WEFT_EXPECT_ERR(t, c.a.qp->post_send(wr), err::EINVAL);
+	wr.opcode = WrOpcode::Send;
+	WEFT_EXPECT_ERR(t, c.a.qp->post_send(wr), err::EINVAL);
+}
+
 struct SendPlan {
 	Shape tx;
 	uint32_t tx_salt;
@@ -665,4 +692,5 @@ void read_into_bad_local_key(Test &t)
 WEFT_TEST_SUITE(weft_hca_coverage, WEFT_CASE(rdma_write_read_every_mtu_and_sge_layout),
 		WEFT_CASE(send_sge_lists_every_mtu), WEFT_CASE(eight_mib_at_extreme_mtus),
 		WEFT_CASE(atomics_every_mtu), WEFT_CASE(send_longer_than_receive),
-		WEFT_CASE(rdma_outside_remote_region), WEFT_CASE(read_into_bad_local_key));
+		WEFT_CASE(rdma_outside_remote_region), WEFT_CASE(read_into_bad_local_key),
+		WEFT_CASE(sge_sum_beyond_max_msg));

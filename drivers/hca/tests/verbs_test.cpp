@@ -447,9 +447,62 @@ void comm_established(Test &t)
 	WEFT_EXPECT_EQ(t, ev.seen(EventType::CommEst), 1);
 }
 
+/*
+ * User contexts count their AHs (and PDs, CQs, SRQs) per device against
+ * the advertised max (in-tree rxe's pools are per device): two contexts
+ * together stop at max_ah with rxe's EINVAL; a kernel context counts its
+ * own; closing gives the count back.
+ */
+void user_objects_device_wide(Test &t)
+{
+	Side a;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Rc, access::local_write));
+	Device &dev = *a.dev;
+	auto u1 = Context::open_user(dev, "weft_test");
+	WEFT_ASSERT_OK(t, u1);
+	auto u2 = Context::open_user(dev, "weft_test");
+	if (!u2)
+		u1.value()->close(false);
+	WEFT_ASSERT_OK(t, u2);
+	Context *u[2] = {u1.value(), u2.value()};
+	Pd *pd[2] = {nullptr, nullptr};
+	const uint32_t before = dev.user_objects(Quota::Ah), max = dev.attr().max_ah;
+	uint32_t made = 0;
+	int refused = 0;
+	for (int i = 0; i < 2; i++) {
+		auto p = u[i]->alloc_pd();
+		if (p)
+			pd[i] = p.value();
+	}
+	AhAttr at;
+	at.port = 1;
+	at.dlid = 1; /* any unicast LID: an AH is not resolved */
+	if (pd[0] && pd[1]) {
+		while (made <= max) {
+			auto r = u[made % 2]->create_ah(pd[made % 2], at);
+			if (!r) {
+				refused = r.error().code();
+				break;
+			}
+			made++;
+		}
+	}
+	WEFT_EXPECT_EQ(t, refused, int(err::EINVAL));
+	WEFT_EXPECT_EQ(t, before + made, max);
+	WEFT_EXPECT_EQ(t, dev.user_objects(Quota::Ah), max);
+	auto k = a.ctx->create_ah(a.pd, at);
+	WEFT_EXPECT_OK(t, k);
+	if (k)
+		WEFT_EXPECT_OK(t, a.ctx->destroy_ah(k.value()));
+	u[0]->close(false);
+	u[1]->close(false);
+	WEFT_EXPECT_EQ(t, dev.user_objects(Quota::Ah), before);
+	WEFT_EXPECT_EQ(t, dev.user_objects(Quota::Pd), 0u);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_verbs, WEFT_CASE(srq_shared_by_two_qps), WEFT_CASE(cq_notify_solicited),
 		WEFT_CASE(cq_overflow_and_resize), WEFT_CASE(cq_handler_context), WEFT_CASE(cq_event_moderation),
 		WEFT_CASE(cq_comp_vector), WEFT_CASE(cq_event_batch),
-		WEFT_CASE(comm_established));
+		WEFT_CASE(comm_established), WEFT_CASE(user_objects_device_wide));

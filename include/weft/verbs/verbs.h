@@ -68,6 +68,16 @@ public:
 	virtual bool put(const Wc &wc) = 0;
 	/* The consumer has taken every stored completion. */
 	virtual bool empty() const = 0;
+	/*
+	 * Resize CQ (IBA 11.2.6.3) of a user CQ, under the CQ's lock: move
+	 * the stored completions to the ring the owner prepared, which must
+	 * hold them and @at_least; answers its capacity.
+	 */
+	virtual Result<uint32_t> resize_locked(uint32_t at_least)
+	{
+		(void)at_least;
+		return Error(err::EOPNOTSUPP);
+	}
 
 protected:
 	~CqSink() = default;
@@ -283,6 +293,8 @@ public:
 	 */
 	bool req_notify(bool solicited_only);
 	uint32_t capacity() const { return static_cast<uint32_t>(ring_size_) - 1; }
+	/* A user CQ's ring (its owner routes the CQ's events), or nullptr. */
+	CqSink *sink() const { return sink_; }
 	/* IBA 11.2.6.3 Resize CQ: EINVAL if the entries present do not fit. */
 	Result<void> resize(uint32_t cqe);
 	/*
@@ -538,6 +550,9 @@ enum class ModifyStep : uint8_t {
 using ModifyHook = void (*)(Qp &qp, ModifyStep step);
 extern Atomic<ModifyHook> modify_hook;
 
+/* The kinds of object user contexts count device-wide (Device::user_objects). */
+enum class Quota : uint8_t { Pd, Cq, Srq, Ah, Count };
+
 /*
  * A resource owner on one device.  Every create/destroy verb goes through
  * it; close() destroys what is left (QPs, CQs, AHs, MRs, PDs, in that
@@ -637,6 +652,9 @@ private:
 	void destroy_cq_locked(Cq *cq);
 	void destroy_srq_locked(Srq *srq);
 	void dereg_mr_locked(Mr *mr);
+	/* One more object of @k, or an error beyond @max (@have: this context's). */
+	Result<void> take_quota(Quota k, size_t have, uint32_t max);
+	void put_quota(Quota k);
 
 	Mutex lock_; /* guards the lists below and the objects' usecnt */
 	uint32_t next_pd_ = 1;
@@ -739,6 +757,18 @@ public:
 		return next_res_id_[static_cast<uint8_t>(k)].fetch_add(1, Order::Relaxed);
 	}
 
+	/*
+	 * Objects of user contexts, counted device-wide against the
+	 * attributes' max_* (in-tree rxe's pools are per device): one process
+	 * cannot take more than the device advertises by opening many files.
+	 * Kernel contexts count per context (their few objects are bounded
+	 * by the ULPs).
+	 */
+	uint32_t user_objects(Quota k) const
+	{
+		return user_objs_[static_cast<uint8_t>(k)].load(Order::Relaxed);
+	}
+
 	/* Port events from the driver (PortActive, PortErr, LidChange, ...). */
 	void dispatch_event(const Event &e);
 	void add_event_handler(EventHandler &h);
@@ -783,6 +813,7 @@ private:
 	/* Contexts open on this device. */
 	Protected<List<Context, &Context::node>, Mutex> contexts_;
 	Atomic<uint32_t> next_res_id_[static_cast<uint8_t>(ResKind::Count)];
+	Atomic<uint32_t> user_objs_[static_cast<uint8_t>(Quota::Count)];
 
 	SpinLock keys_lock_;
 	Array<Mr *> keys_; /* index = key >> 8 */
