@@ -14,7 +14,8 @@
 #   6. the target module unloaded and reloaded (the initiator reconnects)
 #   7. a second initiator (weft2) on the same target, both verifying
 #   8. 64 logins and logouts in a row
-#   9. the initiator module: refused while a disk is open, clean after
+#   9. srp_daemon -e -o -n logs in by itself (device management agent)
+#  10. the initiator module: refused while a disk is open, clean after
 set -u
 fail=0
 bad() { echo "srp: $*"; fail=1; }
@@ -46,6 +47,7 @@ tc_setup() {
 	/srpt create $wwn
 	/srpt/$wwn/acls create $(iport weft0)
 	/srpt/$wwn/acls create $(iport weft2)
+	/srpt/$wwn/acls create ib.$(hexgid weft1 | cut -c17-32)$(hexgid weft0 | cut -c17-32)
 	/srpt/$wwn/luns create /backstores/ramdisk/rd0
 	/srpt/$wwn/luns create /backstores/fileio/fi0
 	EOF
@@ -138,13 +140,19 @@ wait $fpid || bad "fio across an OpenSM restart: $(tail -5 /tmp/fio-sm.out)"
 
 echo "== 6"
 # 6. The target module unloaded and reloaded: the initiator logs in again.
+#    weft0 is off the fabric meanwhile: targetcli enables a target port as
+#    it creates it, so a login arriving halfway through the setup would
+#    find an ACL without its LUNs (with ib_srpt too).
 vfio reload "$rd" --loops=2 &
 fpid=$!
 sleep 2
+echo 0 >$cfs/cables/c0/up
 weft_lio_clear || bad "LIO configuration not cleared"
 rmmod weft_srpt || bad "rmmod weft_srpt"
 insmod "$WEFT_MODDIR"/ulp/srp/weft_srpt.ko || bad "insmod weft_srpt"
 tc_setup || bad "targetcli setup again"
+echo 1 >$cfs/cables/c0/up
+weft_wait_active weft0 || bad "weft0 not ACTIVE after the reload"
 wait $fpid || bad "fio across a target reload: $(tail -5 /tmp/fio-reload.out)"
 weft_expect "$rport/state" $'running\n' || bad "rport not running after the target came back"
 
@@ -186,7 +194,25 @@ done
 echo "64 logins and logouts done"
 
 echo "== 9"
-# 9. The initiator under I/O: refused while a disk is in use, then clean.
+# 9. srp_daemon finds the target through its device management agent and
+#    logs in by itself (-n: initiator_ext is the target port's GUID, for
+#    which the target has an ACL of its own).
+timeout 300 srp_daemon -e -o -n >/tmp/srp_daemon.out 2>&1 || bad "srp_daemon -e -o -n: $(tail -3 /tmp/srp_daemon.out)"
+h=
+for i in $(seq 1 100); do
+	for x in /sys/class/scsi_host/host*; do
+		[ "$(cat "$x/local_ib_device" 2>/dev/null)" = weft0 ] && h=$x
+	done
+	[ -n "$h" ] && [ -b "$(lsscsi "${h##*/host}:0:0:0" | awk '{print $NF}')" ] && break
+	sleep 0.2
+done
+[ -n "$h" ] && [ -b "$(lsscsi "${h##*/host}:0:0:0" | awk '{print $NF}')" ] ||
+	bad "srp_daemon did not log in: $(cat /tmp/srp_daemon.out)"
+[ -n "$h" ] && echo 1 >"$h/delete"
+for i in $(seq 1 100); do [ -n "$h" ] && [ -d "$h" ] || break; sleep 0.1; done
+
+echo "== 10"
+# 10. The initiator under I/O: refused while a disk is in use, then clean.
 add weft0 "$login" || bad "login before the unload"
 for i in $(seq 1 100); do
 	d=$(lsscsi | awk '/rd0/ {print $NF}' | head -1)
