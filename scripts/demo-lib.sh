@@ -9,7 +9,7 @@
 # them in order.  A new capability adds its function and its name there
 # (srp, iser).
 
-demo_sections="subnet ipoib counters capture perftest"
+demo_sections="subnet ipoib counters capture perftest srp"
 demo_a=10.77.0.1 demo_b=10.77.0.2
 
 demo_heading() { printf '\n== %s\n' "$*"; }
@@ -21,6 +21,8 @@ demo_indent() { "$@" 2>&1 | grep -v '^$' | head -n "${demo_lines:-40}" | sed 's/
 # sets A and B (the IPoIB interfaces of weft0 and weft1).
 demo_setup() {
 	weft_load weft_hca:autoconf=0 || return 1
+	# The SRP target before OpenSM: its first sweep sees the ports' device management agents.
+	weft_insmod weft_srpt || return 1
 	weft_sm_start weft0 5
 	weft_wait_active weft0 weft1 || { demo_bad "ports not ACTIVE under OpenSM"; return 1; }
 	A=$(weft_ib_netdev weft0) B=$(weft_ib_netdev weft1)
@@ -153,4 +155,39 @@ demo_perftest() {
 	grep -E '^ +[0-9]+ +500 ' $log/cli | sed 's/^/   /'
 	[ $rc = 0 ] && [ $src = 0 ] || { tail -5 $log/srv $log/cli; demo_bad "ib_write_bw: client $rc, server $src"; return 1; }
 	grep -qE '^ +[0-9]+ +500 ' $log/cli || demo_bad "ib_write_bw: no result line"
+}
+
+# SRP: weft1 exports a ramdisk with Debian's targetcli (weft_srpt is LIO's
+# "srpt" fabric), srp_daemon finds it through the device management agent
+# and logs weft0 in; the disk gets a file system.
+demo_srp() {
+	local gid dev h i
+	weft_targetcli_prep && modprobe -a sd_mod || { demo_bad "targetcli, sd_mod"; return 1; }
+	gid=$(tr -d : </sys/class/infiniband/weft1/ports/1/gids/0)
+	echo "-- targetcli on weft1: a 32 MiB ramdisk, ACL for weft0's port"
+	targetcli >/tmp/demo-targetcli 2>&1 <<-EOF
+	/backstores/ramdisk create name=demo size=32M
+	/srpt create ib.$gid
+	/srpt/ib.$gid/luns create /backstores/ramdisk/demo
+	/srpt/ib.$gid/acls create ib.0000000000000000$(tr -d : </sys/class/infiniband/weft0/ports/1/gids/0 | cut -c17-32)
+	EOF
+	echo "-- ibsrpdm -c (what srp_daemon finds), then srp_daemon -e -o on weft0"
+	demo_indent ibsrpdm -c
+	# It tries every port with an agent; those without an LIO target refuse the login.
+	timeout 120 srp_daemon -e -o >/tmp/demo-srp_daemon 2>&1
+	for i in $(seq 100); do
+		dev=$(lsscsi | awk '/LIO-ORG/ {print $NF}' | head -1)
+		[ -b "$dev" ] && break
+		sleep 0.2
+	done
+	[ -b "$dev" ] || { demo_bad "no SRP disk"; return 1; }
+	demo_indent lsscsi
+	mkfs.ext4 -q "$dev" && mkdir -p /mnt/demo-srp && mount "$dev" /mnt/demo-srp || { demo_bad "mkfs/mount $dev"; return 1; }
+	dd if=/dev/urandom of=/tmp/demo-pat bs=1M count=4 2>/dev/null
+	cp /tmp/demo-pat /mnt/demo-srp/ && sync && echo 3 >/proc/sys/vm/drop_caches &&
+		cmp /tmp/demo-pat /mnt/demo-srp/demo-pat || { umount /mnt/demo-srp; demo_bad "file read back differs"; return 1; }
+	demo_indent df -h /mnt/demo-srp
+	umount /mnt/demo-srp
+	for h in /sys/class/scsi_host/host*; do [ -f "$h/id_ext" ] && echo 1 >"$h/delete"; done
+	echo "   a 4 MiB file written and read back on $dev"
 }
