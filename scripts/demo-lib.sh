@@ -171,10 +171,11 @@ demo_srp() {
 	/srpt/ib.$gid/luns create /backstores/ramdisk/demo
 	/srpt/ib.$gid/acls create ib.0000000000000000$(tr -d : </sys/class/infiniband/weft0/ports/1/gids/0 | cut -c17-32)
 	EOF
-	echo "-- ibsrpdm -c (what srp_daemon finds), then srp_daemon -e -o on weft0"
-	demo_indent ibsrpdm -c
+	echo "-- srp_daemon -o -c on weft0: the SRP targets its device management queries find"
+	demo_indent timeout 120 srp_daemon -o -c -i weft0 -p 1
+	echo "-- srp_daemon -e -o on weft0: log in to them"
 	# It tries every port with an agent; those without an LIO target refuse the login.
-	timeout 120 srp_daemon -e -o >/tmp/demo-srp_daemon 2>&1
+	timeout 120 srp_daemon -e -o -i weft0 -p 1 >/tmp/demo-srp_daemon 2>&1
 	for i in $(seq 100); do
 		dev=$(lsscsi | awk '/LIO-ORG/ {print $NF}' | head -1)
 		[ -b "$dev" ] && break

@@ -14,7 +14,7 @@
 #   6. the target module unloaded and reloaded (the initiator reconnects)
 #   7. a second initiator (weft2) on the same target, both verifying
 #   8. 64 logins and logouts in a row
-#   9. srp_daemon -e -o -n logs in by itself (device management agent)
+#   9. srp_daemon -e -o -n on weft0 logs in by itself (device management agent)
 #  10. the initiator module: refused while a disk is open, clean after
 set -u
 fail=0
@@ -198,7 +198,7 @@ echo "== 9"
 #    logs in by itself (-n: initiator_ext is the target port's GUID, for
 #    which the target has an ACL of its own).  It tries every port that
 #    has an agent; weft0's and weft2's have no LIO target and refuse.
-timeout 300 srp_daemon -e -o -n >/tmp/srp_daemon.out 2>&1
+timeout 300 srp_daemon -e -o -n -i weft0 -p 1 >/tmp/srp_daemon.out 2>&1
 h=
 for i in $(seq 1 100); do
 	for x in /sys/class/scsi_host/host*; do
