@@ -10,19 +10,19 @@
 
 #include "srp_kapi.h"
 
-unsigned int weft_srp_cmd_sg_entries = 128;
+static unsigned int weft_srp_cmd_sg_entries = 128;
 module_param_named(cmd_sg_entries, weft_srp_cmd_sg_entries, uint, 0444);
 MODULE_PARM_DESC(cmd_sg_entries, "Default data descriptors per SRP_CMD, 1..255, also the SCSI host's sg_tablesize (default 128; in-tree's is 12, with memory registration merging segments)");
 
-unsigned int weft_srp_queue_size = 64;
+static unsigned int weft_srp_queue_size = 64;
 module_param_named(queue_size, weft_srp_queue_size, uint, 0444);
 MODULE_PARM_DESC(queue_size, "Default commands in flight per channel, 1..4096 (default 64, as in-tree)");
 
-unsigned int weft_srp_ch_count;
+static unsigned int weft_srp_ch_count;
 module_param_named(ch_count, weft_srp_ch_count, uint, 0444);
 MODULE_PARM_DESC(ch_count, "Default channels per target port, 0: one per online CPU, up to 16 (default 0)");
 
-unsigned int weft_srp_max_sect = 1024;
+static unsigned int weft_srp_max_sect = 1024;
 module_param_named(max_sect, weft_srp_max_sect, uint, 0444);
 MODULE_PARM_DESC(max_sect, "Default largest command in 512-byte sectors (default 1024, as in-tree)");
 

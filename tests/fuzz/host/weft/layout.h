@@ -23,6 +23,7 @@
 #define WEFT_KMALLOC_MINALIGN 16
 #define WEFT_EPERM 1
 #define WEFT_ENOENT 2
+#define WEFT_EBADF 9
 #define WEFT_EINTR 4
 #define WEFT_EIO 5
 #define WEFT_ENXIO 6
