@@ -9,6 +9,7 @@
 #   make fuzz            libFuzzer+ASan+UBSan runs of the pure parsers on the host (FUZZ_RUNS=N each)
 #   make check           the test suite: both kernels, KUnit + integration in QEMU
 #   make check-race      KUnit + concurrency-heavy integration tests under KCSAN
+#   make check-install   make install and DKMS on a test host (tests/install/; not in make check)
 #   make soak MINUTES=N  mixed traffic under cable flaps and restarts, debug kernel
 #   make run             boot a test host, bring a fabric up, show it with the real tools
 #   make shell           the same test host, then a shell on its console (./shell-work/ shared)
@@ -52,7 +53,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check check-race soak run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check check-race check-install soak run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -84,6 +85,9 @@ debug-kernel:
 
 check:
 	@$(SRCDIR)/tests/run-all.sh
+
+check-install: modules
+	@$(SRCDIR)/tests/install/check-install.sh
 
 check-race:
 	@$(SRCDIR)/tests/race/run.sh
@@ -152,4 +156,4 @@ clean:
 	rm -rf $(SRCDIR)/build
 
 help:
-	@sed -n '3,25p' $(SRCDIR)/Makefile
+	@sed -n '3,26p' $(SRCDIR)/Makefile

@@ -164,20 +164,6 @@ if [ "$debug_ok" = 1 ]; then
 fi
 
 if [ "$stock_ok" = 1 ]; then
-	# integration/install installs this DKMS build on the test host when
-	# asked (WEFT_CHECK_DKMS=1): its round costs about ten minutes of
-	# depmod over 9p, so make check runs the make-install round only.
-	if [ "${WEFT_CHECK_DKMS:-0}" = 1 ]; then
-		section "DKMS package for the stock kernel (tests/install/dkms-build.sh)"
-		if tests/install/dkms-build.sh >build/logs/dkms-build.log 2>&1; then
-			record PASS build/dkms "$(tail -1 build/logs/dkms-build.log)"
-		else
-			record FAIL build/dkms "see build/logs/dkms-build.log"
-		fi
-	else
-		rm -rf build/dkms
-	fi
-
 	section "stock kernel test host: integration tests"
 	log=build/logs/integration-stock.log
 	if tests/harness/vm-run.sh --kernel stock --script tests/integration/run-in-guest.sh \

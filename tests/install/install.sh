@@ -5,11 +5,12 @@
 # modprobe and depmod use, and nothing outlives the guest).  Twice:
 #   1. make install (into /lib/modules/<release>/updates/weft), with
 #      OpenSM and IPoIB, and
-#   2. when make check was asked for it (WEFT_CHECK_DKMS=1: each depmod
-#      reads every module of the kernel over 9p, about ten minutes for
-#      this round), dkms install of the DKMS package built on the host by
+#   2. dkms install of the DKMS package built on the host by
 #      tests/install/dkms-build.sh (Debian's dkms, dkms.conf; a TCG guest
 #      is too slow to compile Weft itself), from build/dkms/.
+# Run by `make check-install` (tests/install/check-install.sh), not by make
+# check: each depmod reads every module of the kernel over 9p, some fifteen
+# minutes in all on a loaded 2-core host.
 # Each time: every production module installed, modinfo finds them, every
 # module parameter described; modprobe by name alone loads the stack
 # (weft_ipoib pulls in what it needs, "ib_uverbs" and "ib_umad" load
@@ -143,7 +144,7 @@ if [ -d "$dkms_top/tree/weft/$version/$kver" ]; then
 		{ cat /tmp/dkms.out; bad "dkms remove"; }
 	nothing_left updates/dkms
 else
-	echo "install: the DKMS round was not run (no DKMS build in $dkms_top: WEFT_CHECK_DKMS=1 make check builds one)"
+	bad "no DKMS build for $kver in $dkms_top (tests/install/dkms-build.sh runs before the test host)"
 fi
 weft_check_taint || fail=1
 exit $fail
