@@ -3,8 +3,7 @@
 # on the test host's own root (the host's, under the guest's writable
 # overlay: /lib/modules/<release> and /etc/modprobe.d are the real ones
 # modprobe and depmod use, and nothing outlives the guest).  Twice:
-#   1. make install (into /lib/modules/<release>/updates/weft), with
-#      OpenSM and IPoIB, and
+#   1. make install (into /lib/modules/<release>/updates/weft), and
 #   2. dkms install of the DKMS package built on the host by
 #      tests/install/dkms-build.sh (Debian's dkms, dkms.conf; a TCG guest
 #      is too slow to compile Weft itself), from build/dkms/.
@@ -139,7 +138,7 @@ if [ -d "$dkms_top/tree/weft/$version/$kver" ]; then
 	dkms install weft/"$version" -k "$kver" "${dkms_trees[@]}" >/tmp/dkms.out 2>&1 ||
 		{ cat /tmp/dkms.out; bad "dkms install"; }
 	installed updates/dkms
-	loaded_by_name
+	loaded_by_name fabric
 	dkms remove weft/"$version" -k "$kver" "${dkms_trees[@]}" >/tmp/dkms.out 2>&1 ||
 		{ cat /tmp/dkms.out; bad "dkms remove"; }
 	nothing_left updates/dkms
