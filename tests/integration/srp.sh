@@ -142,8 +142,9 @@ echo "== 6"
 # 6. The target module unloaded and reloaded: the initiator logs in again.
 #    weft0 is off the fabric meanwhile: targetcli enables a target port as
 #    it creates it, so a login arriving halfway through the setup would
-#    find an ACL without its LUNs (with ib_srpt too).
-vfio reload "$rd" --loops=2 &
+#    find an ACL without its LUNs (with ib_srpt too).  The I/O goes to the
+#    fileio LUN: a ramdisk made again is a new, empty disk.
+vfio reload "$fi" --loops=2 &
 fpid=$!
 sleep 2
 echo 0 >$cfs/cables/c0/up
