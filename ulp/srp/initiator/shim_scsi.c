@@ -298,11 +298,6 @@ void weft_srp_host_lost(struct weft_srp_host *h)
 		srp_start_tl_fail_timers(h->rport);
 }
 
-int weft_srp_host_reconnect(struct weft_srp_host *h)
-{
-	return h->rport ? srp_reconnect_rport(h->rport) : -ENODEV;
-}
-
 static int srp_rport_reconnect(struct srp_rport *rport)
 {
 	struct weft_srp_host *h = rport->lld_data;

@@ -62,8 +62,6 @@ void weft_srp_host_put(struct weft_srp_host *h);
 unsigned int weft_srp_host_no(struct weft_srp_host *h);
 /* The connection broke: let scsi_transport_srp's timers run (reconnect_delay, fast_io_fail, dev_loss). */
 void weft_srp_host_lost(struct weft_srp_host *h);
-/* Reconnect now through the transport (blocks the host meanwhile): 0 or an errno. */
-int weft_srp_host_reconnect(struct weft_srp_host *h);
 
 struct weft_srp_seg {
 	uintptr_t kva;

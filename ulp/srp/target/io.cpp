@@ -209,6 +209,12 @@ void Channel::reply(IoCtx &io, uint8_t status, bool rsp_valid, uint8_t code)
 	io.stage = IoCtx::Stage::Reply;
 	io.xfer = 0;
 	io.n_wr = 1;
+	dispatch(io);
+}
+
+/* Post @io now, later (it waits for send-queue room), or never (the channel is closing). */
+void Channel::dispatch(IoCtx &io)
+{
 	switch (reserve(io)) {
 	case Reserve::Ok:
 		start(io);
@@ -471,16 +477,7 @@ int Channel::queue_response(IoCtx &io, bool data)
 	io.rsp_len = build_rsp(io, &st, false, 0);
 	io.stage = IoCtx::Stage::Respond;
 	io.n_wr = 1 + rdma_wrs(io, nents, sges_);
-	switch (reserve(io)) {
-	case Reserve::Ok:
-		start(io);
-		break;
-	case Reserve::Closed:
-		abandon(io);
-		break;
-	case Reserve::Wait:
-		break;
-	}
+	dispatch(io);
 	return 0;
 }
 
@@ -490,16 +487,7 @@ void Channel::queue_tm_rsp(IoCtx &io)
 	io.stage = IoCtx::Stage::Reply;
 	io.xfer = 0;
 	io.n_wr = 1;
-	switch (reserve(io)) {
-	case Reserve::Ok:
-		start(io);
-		break;
-	case Reserve::Closed:
-		abandon(io);
-		break;
-	case Reserve::Wait:
-		break;
-	}
+	dispatch(io);
 }
 
 void Channel::rsp_done(IoCtx &io)

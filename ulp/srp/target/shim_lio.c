@@ -412,11 +412,6 @@ int weft_srpt_cmd_submit(struct weft_srpt_cmd *c, const uint8_t *cdb, const uint
 	return 0;
 }
 
-void weft_srpt_cmd_busy(struct weft_srpt_cmd *c)
-{
-	target_send_busy(&c->se);
-}
-
 static int tmf_to_tcm(uint8_t f)
 {
 	switch (f) { /* SRP 5.6.3 table 30 */

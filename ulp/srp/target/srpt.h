@@ -107,6 +107,7 @@ private:
 	void reply(IoCtx &io, uint8_t status, bool rsp_valid, uint8_t code);
 	uint32_t build_rsp(IoCtx &io, const weft_srpt_status *st, bool rsp_valid, uint8_t code);
 	Reserve reserve(IoCtx &io);
+	void dispatch(IoCtx &io);
 	void start(IoCtx &io);
 	Result<void> post_rdma(IoCtx &io, bool write);
 	void send_rsp(IoCtx &io);

@@ -63,12 +63,10 @@ void weft_srpt_cmd_free(struct weft_srpt_cmd *c);
 /*
  * Start a SCSI command (target_init_cmd, target_submit_prep, target_submit);
  * LIO allocates the data buffer.  Nonzero: not started (the caller answers
- * BUSY through weft_srpt_cmd_busy).
+ * BUSY itself).
  */
 int weft_srpt_cmd_submit(struct weft_srpt_cmd *c, const uint8_t *cdb, const uint8_t lun[8],
 			 uint32_t data_len, int dir, uint8_t task_attr, uint64_t tag);
-/* Answer a command that could not start with SCSI BUSY (target_send_busy). */
-void weft_srpt_cmd_busy(struct weft_srpt_cmd *c);
 /* Start a task management function (SRP 5.6.3 code in @srp_tmf). Nonzero: not started. */
 int weft_srpt_tmr_submit(struct weft_srpt_cmd *c, const uint8_t lun[8], uint8_t srp_tmf,
 			 uint64_t task_tag, uint64_t tag);
