@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One open rdma_cm file (file.h): its Ids, its event queue (GET_EVENT,
+ * poll) and its teardown.  Semantics of the in-tree 6.1 ucma.c: an event
+ * is copied out before it leaves the queue (EFAULT keeps it), a
+ * CONNECT_REQUEST read gives its slot back to the listener's backlog, and
+ * destroying an Id frees its unread events, with the new Ids of unread
+ * CONNECT_REQUESTs.
+ */
+#include <weft/log.h>
+
+#include "file.h"
+
+namespace weft::ucma {
+
+File::File(weft_ucma_waiter *w) : waiter_(w), lock_(WEFT_LOCK_CLASS("weft_ucma_file"))
+{
+	stats().files.fetch_add(1, Order::Relaxed);
+}
+
+File::~File()
+{
+	stats().files.fetch_sub(1, Order::Relaxed);
+}
+
+unsigned int File::poll() const
+{
+	return queued_.load(Order::Acquire) ? WEFT_UCMA_POLL_IN : 0;
+}
+
+bool File::ready(void *file)
+{
+	return static_cast<File *>(file)->queued_.load(Order::Acquire) != 0;
+}
+
+Result<Ref<Ctx>> File::get(uint32_t num)
+{
+	MutexGuard g(lock_);
+	for (Ctx &c : ctxs_)
+		if (c.num == num)
+			return Ref<Ctx>::share(&c);
+	return Error(err::ENOENT);
+}
+
+Result<Ref<Ctx>> File::take(uint32_t num)
+{
+	MutexGuard g(lock_);
+	for (Ctx &c : ctxs_) {
+		if (c.num == num) {
+			ctxs_.remove(c);
+			return Ref<Ctx>::adopt(&c);
+		}
+	}
+	return Error(err::ENOENT);
+}
+
+void File::publish(Ctx &c)
+{
+	MutexGuard g(lock_);
+	ctxs_.push_back(c);
+}
+
+void File::push(QueuedEvent &q)
+{
+	{
+		MutexGuard g(lock_);
+		events_.push_back(q);
+		queued_.fetch_add(1, Order::Release);
+	}
+	weft_ucma_wake(waiter_);
+}
+
+void File::push_connect_request(QueuedEvent &q, Ctx &child)
+{
+	{
+		MutexGuard g(lock_);
+		ctxs_.push_back(child); /* the list takes the creation reference */
+		events_.push_back(q);
+		queued_.fetch_add(1, Order::Release);
+	}
+	weft_ucma_wake(waiter_);
+}
+
+void File::unqueue_locked(Ctx &c, List<QueuedEvent, &QueuedEvent::node> &out)
+{
+	lock_.assert_held();
+	for (QueuedEvent &q : events_) {
+		if (q.ctx.get() != &c)
+			continue;
+		events_.remove(q);
+		queued_.fetch_sub(1, Order::Relaxed);
+		out.push_back(q);
+	}
+}
+
+Result<void> File::get_event(uint64_t response, size_t room, bool nonblock)
+{
+	for (;;) {
+		{
+			MutexGuard g(lock_);
+			if (QueuedEvent *q = events_.front()) {
+				WEFT_TRY(from_errno(weft_ucma_copy_to_user(
+					reinterpret_cast<void *>(static_cast<uintptr_t>(response)),
+					&q->resp, min(room, sizeof(q->resp)))));
+				events_.remove(*q);
+				queued_.fetch_sub(1, Order::Relaxed);
+				q->ctx->events_reported++;
+				if (q->mc)
+					q->mc->events_reported++;
+				if (q->child) {
+					q->child->delivered = true;
+					q->ctx->backlog.fetch_add(1, Order::Relaxed);
+				}
+				/* The Refs go with it: never the last ones (the lists hold theirs). */
+				delete q;
+				return ok();
+			}
+		}
+		if (nonblock)
+			return Error(err::EAGAIN);
+		const int r = weft_ucma_wait(waiter_, ready, this);
+		if (r)
+			return Error(-r);
+	}
+}
+
+uint32_t File::destroy(Ref<Ctx> c)
+{
+	/* No command reaches @c any more; stop the device-removal work, then the Id. */
+	c->close_work.cancel_sync();
+	rdma_cm::Id *id;
+	{
+		MutexGuard g(c->lock);
+		id = exchange(c->id, nullptr);
+	}
+	List<Multicast, &Multicast::ctx_node> groups;
+	{
+		MutexGuard h(c->hlock);
+		while (Multicast *m = c->mcs.pop_front()) {
+			unlink_multicast(*m);
+			groups.push_back(*m);
+		}
+	}
+	for (Multicast &m : groups)
+		if (id)
+			(void)rdma_cm::leave_multicast(*id, m.addr); /* best effort: the Id goes next */
+	if (id)
+		rdma_cm::destroy(id); /* waits for a running handler; none after */
+	/* A DEVICE_REMOVAL handler may have queued the work again before destroy(). */
+	c->close_work.cancel_sync();
+
+	List<QueuedEvent, &QueuedEvent::node> gone;
+	List<Ctx, &Ctx::node> orphans;
+	uint32_t reported;
+	{
+		MutexGuard g(lock_);
+		unqueue_locked(*c, gone);
+		/* New Ids whose CONNECT_REQUEST nobody read go with their listener. */
+		for (QueuedEvent &q : gone) {
+			if (q.child && q.child->node.linked()) {
+				ctxs_.remove(*q.child);
+				orphans.push_back(*q.child);
+			}
+		}
+		reported = c->events_reported;
+	}
+	while (QueuedEvent *q = gone.pop_front())
+		delete q;
+	while (Multicast *m = groups.pop_front())
+		delete m;
+	while (Ctx *o = orphans.pop_front())
+		(void)destroy(Ref<Ctx>::adopt(o));
+	return reported;
+}
+
+void File::add_multicast(Multicast &m)
+{
+	MutexGuard g(lock_);
+	mcs_.push_back(m);
+}
+
+void File::unlink_multicast(Multicast &m)
+{
+	MutexGuard g(lock_);
+	if (m.file_node.linked())
+		mcs_.remove(m);
+}
+
+Result<Ref<Ctx>> File::take_multicast(uint32_t num, Multicast *&out)
+{
+	MutexGuard g(lock_);
+	for (Multicast &m : mcs_) {
+		if (m.num == num) {
+			mcs_.remove(m);
+			out = &m;
+			return Ref<Ctx>::share(m.ctx);
+		}
+	}
+	return Error(err::ENOENT);
+}
+
+uint32_t File::purge_multicast(Multicast &m)
+{
+	List<QueuedEvent, &QueuedEvent::node> gone;
+	uint32_t reported;
+	{
+		MutexGuard g(lock_);
+		for (QueuedEvent &q : events_) {
+			if (q.mc != &m)
+				continue;
+			events_.remove(q);
+			queued_.fetch_sub(1, Order::Relaxed);
+			gone.push_back(q);
+		}
+		reported = m.events_reported;
+	}
+	while (QueuedEvent *q = gone.pop_front())
+		delete q;
+	return reported;
+}
+
+/* MIGRATE_ID (in-tree ucma_migrate_id()): under @c's handler lock, so no event of it is queued meanwhile. */
+uint32_t File::adopt(File &from, Ctx &c)
+{
+	MutexGuard h(c.hlock);
+	List<QueuedEvent, &QueuedEvent::node> moving;
+	uint32_t reported;
+	{
+		MutexGuard g(from.lock_);
+		from.unqueue_locked(c, moving);
+		for (Multicast &m : c.mcs)
+			if (m.file_node.linked())
+				from.mcs_.remove(m);
+		reported = c.events_reported;
+	}
+	{
+		MutexGuard g(lock_);
+		const uint32_t n = static_cast<uint32_t>(moving.size());
+		events_.splice_back(moving);
+		queued_.fetch_add(n, Order::Release);
+		for (Multicast &m : c.mcs)
+			mcs_.push_back(m);
+		ctxs_.push_back(c);
+		c.file = this;
+	}
+	weft_ucma_wake(waiter_);
+	return reported;
+}
+
+void File::close()
+{
+	for (;;) {
+		Ctx *c;
+		{
+			MutexGuard g(lock_);
+			c = ctxs_.pop_front();
+		}
+		if (!c)
+			break;
+		(void)destroy(Ref<Ctx>::adopt(c));
+	}
+	/* Every event belonged to an Id destroyed above. */
+	MutexGuard g(lock_);
+	if (!events_.empty() || !mcs_.empty())
+		weft_warn(__FILE__, __LINE__, "ucma file closed with events or groups left");
+}
+
+} // namespace weft::ucma
