@@ -46,7 +46,7 @@ Result<void> resolve(Call &c, uint32_t num, const rdma_cm::SockAddr *src,
 
 be64 guid_of(const rdma_cm::Info &i)
 {
-	return be64::from(i.dev ? i.dev->attr().node_guid : 0);
+	return be64::from(i.dev ? node_guid(*i.dev) : 0);
 }
 
 Result<void> query_addr(const Call &c, const rdma_cm::Info &i, uint64_t response)

@@ -38,6 +38,9 @@ struct Method {
 /* The method of @cmd, or nullptr (ENOSYS); @cmd < abi::cmd::count. */
 const Method *find_method(uint32_t cmd);
 
+/* The node GUID of @dev (device.cpp: the one place ucma reads a verbs::Device). */
+uint64_t node_guid(const verbs::Device &dev);
+
 /* The Id's device must be known (in-tree ucma_get_ctx_dev()): EINVAL otherwise. */
 Result<void> need_device(const Ctx &c);
 
