@@ -31,7 +31,7 @@ void format_path(iba::cm::Path &out, const iba::PathRecord &pr, uint8_t ack_time
 	iba::cm::Path::AckTimeout::set(out.ack_timeout, ack_timeout);
 }
 
-void format_req(Id &id, const ConnectParam &p, verbs::Qp &qp)
+void format_req(Id &id, const ConnectParam &p)
 {
 	using R = iba::cm::Req;
 	format_hdr(id.msg, iba::cm::attr::req, id.tid);
@@ -39,11 +39,11 @@ void format_req(Id &id, const ConnectParam &p, verbs::Qp &qp)
 	r.local_comm_id.set(id.local_id);
 	r.service_id.set(p.service_id);
 	r.local_ca_guid.set(id.dev->attr().node_guid);
-	R::Qpn::set(r.qpn_rr, qp.qpn);
+	R::Qpn::set(r.qpn_rr, id.qpn);
 	R::ResponderResources::set(r.qpn_rr, p.responder_resources);
 	R::InitiatorDepth::set(r.eecn_id, p.initiator_depth);
 	R::RemoteCmTimeout::set(r.reecn_flags, p.remote_cm_response_timeout & 0x1f);
-	R::TransportType::set(r.reecn_flags, qp.type == verbs::QpType::Rc ? 0 : 1);
+	R::TransportType::set(r.reecn_flags, id.qp_type == verbs::QpType::Rc ? 0 : 1);
 	R::Psn::set(r.psn_flags, id.setup.local_psn);
 	R::LocalCmTimeout::set(r.psn_flags, p.local_cm_response_timeout & 0x1f);
 	R::RetryCount::set(r.psn_flags, p.retry_count & 7);
@@ -58,7 +58,8 @@ void format_req(Id &id, const ConnectParam &p, verbs::Qp &qp)
 
 Result<void> check(const ConnectParam &p)
 {
-	if (!p.qp || (p.qp->type != verbs::QpType::Rc && p.qp->type != verbs::QpType::Uc))
+	verbs::QpType t = p.qp ? p.qp->type : p.qp_type;
+	if ((t != verbs::QpType::Rc && t != verbs::QpType::Uc) || (!p.qp && !(p.qpn & 0xffffff)))
 		return Error(err::EINVAL);
 	if (p.private_data.size() > iba::cm::pdata::req || !p.path.dlid.get())
 		return Error(err::EINVAL);
@@ -95,11 +96,23 @@ void reply_accepted(Id &id)
 	send_rtu(id);
 }
 
+Result<void> rtu(Id &id)
+{
+	{
+		MutexGuard g(cm->lock);
+		if (!id.manual_rtu || id.ulp_gone ||
+		    (id.state != State::RepRcvd && id.state != State::MraRepSent))
+			return Error(err::EINVAL);
+	}
+	send_rtu(id);
+	return ok();
+}
+
 void qp_move_failed_locked(Id &id, const Pending &p)
 {
 	cm->lock.assert_held();
 	cm->stats.dropped++;
-	log.warn("cm id %08x: QP %06x would not move for event %u", id.local_id, id.qp ? id.qp->qpn : 0,
+	log.warn("cm id %08x: QP %06x would not move for event %u", id.local_id, id.qpn,
 		 unsigned(p.type));
 	if (id.state == State::RepRcvd) {
 		send_rej_locked(id, iba::cm::rej::no_qp, {}, {});
@@ -135,7 +148,8 @@ Result<void> connect(Id &id, const ConnectParam &p)
 	uint8_t pkt_life = iba::PathRecord::Value::get(p.path.pkt_life);
 	s.ack_timeout = p.ack_timeout ? p.ack_timeout : static_cast<uint8_t>(min(pkt_life + 1, 31));
 	/* Outside the CM lock: Modify QP takes the verbs context's. */
-	WEFT_TRY(qp_to_init(*p.qp, s));
+	if (p.qp)
+		WEFT_TRY(qp_to_init(*p.qp, s));
 
 	MutexGuard g(cm->lock);
 	if (id.state != State::Idle || id.ulp_gone || id.qp)
@@ -148,6 +162,9 @@ Result<void> connect(Id &id, const ConnectParam &p)
 	table_add_locked(id);
 	id.port = port;
 	id.qp = p.qp;
+	id.qp_type = p.qp ? p.qp->type : p.qp_type;
+	id.qpn = p.qp ? p.qp->qpn : p.qpn & 0xffffff;
+	id.manual_rtu = p.manual_rtu;
 	id.service_id = p.service_id;
 	id.remote_id = 0;
 	id.tid = (uint64_t(id.local_id) << 32) | (weft_random_u32() & 0xffff);
@@ -155,7 +172,7 @@ Result<void> connect(Id &id, const ConnectParam &p)
 	id.peer_cm_timeout = p.remote_cm_response_timeout;
 	id.max_cm_retries = id.tries_left = p.max_cm_retries & 0xf;
 	id.resend_ms = iba::cm::timeout_ms(id.peer_cm_timeout) + round_trip_ms(id.pkt_life);
-	format_req(id, p, *p.qp);
+	format_req(id, p);
 	id.has_msg = true;
 	id.state = State::ReqSent;
 	send_msg_locked(id);
@@ -212,7 +229,7 @@ void on_rep(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			enter_timewait_locked(*id);
 		} else {
 			ev->set_pdata(rep.private_data, sizeof(rep.private_data));
-			ev->then_rtu = true;
+			ev->then_rtu = !id->manual_rtu;
 		}
 	}
 	deliver(*d);

@@ -82,6 +82,9 @@ public:
 	uint64_t remote_ca_guid = 0;
 	mad::MadAddr peer; /* where its CM MADs go */
 	verbs::Qp *qp = nullptr;
+	verbs::QpType qp_type = verbs::QpType::Rc; /* the owner's QP, attached or not */
+	uint32_t qpn = 0;			    /* the owner's QP's number */
+	bool manual_rtu = false;		    /* ConnectParam::manual_rtu */
 	QpSetup setup;
 	uint8_t pkt_life = 0;	      /* the path's PacketLifeTime (IBA 12.7.2) */
 	uint8_t peer_cm_timeout = 0;  /* how long the peer may take to answer us */
@@ -224,6 +227,8 @@ Result<void> qp_to_init(verbs::Qp &qp, const QpSetup &s);
 Result<void> qp_to_rtr(verbs::Qp &qp, const QpSetup &s);
 Result<void> qp_to_rts(verbs::Qp &qp, const QpSetup &s);
 void qp_to_error(verbs::Qp &qp);
+/* The attributes (and their mask) for moving a @type QP to @st with @s. */
+uint32_t setup_attr(verbs::QpState st, verbs::QpType type, const QpSetup &s, verbs::QpAttr &a);
 /* The index of @pkey in the port's table (full member preferred); ENOENT. */
 Result<uint16_t> find_pkey(verbs::Device &dev, uint8_t port, uint16_t pkey);
 

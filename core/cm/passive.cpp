@@ -94,6 +94,10 @@ void take_req(Id &id, CmPort &p, const mad::Mad &m, const mad::MadAddr &from, ui
 	s.av.dlid = req.primary.local_lid.get();
 	s.av.sl = iba::cm::Path::Sl::get(req.primary.sl_local);
 	s.av.port = p.num;
+	/* Chosen now: an owner moving its own QP asks for RTS (qp_attr()) before accept(). */
+	s.local_psn = weft_random_u32() & 0xffffff;
+	s.access = verbs::access::local_write | verbs::access::remote_write |
+		   verbs::access::remote_read | verbs::access::remote_atomic;
 	/* The REQ's view, narrowed by accept() to what we offer. */
 	s.responder_resources = Req::InitiatorDepth::get(req.eecn_id);
 	s.initiator_depth = Req::ResponderResources::get(req.qpn_rr);
@@ -119,6 +123,10 @@ RequestInfo request_info(const Id &id, const Req &req)
 	ri.responder_resources = Req::ResponderResources::get(req.qpn_rr);
 	ri.initiator_depth = Req::InitiatorDepth::get(req.eecn_id);
 	ri.mtu = id.setup.mtu;
+	__builtin_memcpy(ri.local_gid.raw, req.primary.remote_gid, 16);
+	ri.retry_count = Req::RetryCount::get(req.psn_flags);
+	ri.rnr_retry_count = Req::RnrRetry::get(req.mtu_flags);
+	ri.srq = Req::Srq::get(req.retries_flags);
 	return ri;
 }
 
@@ -184,7 +192,8 @@ void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 
 Result<void> accept(Id &id, const AcceptParam &a)
 {
-	if (!a.qp || (a.qp->type != verbs::QpType::Rc && a.qp->type != verbs::QpType::Uc) ||
+	verbs::QpType t = a.qp ? a.qp->type : a.qp_type;
+	if ((t != verbs::QpType::Rc && t != verbs::QpType::Uc) || (!a.qp && !(a.qpn & 0xffffff)) ||
 	    a.private_data.size() > iba::cm::pdata::rep)
 		return Error(err::EINVAL);
 	QpSetup s;
@@ -195,7 +204,6 @@ Result<void> accept(Id &id, const AcceptParam &a)
 		s = id.setup;
 	}
 	s.access = a.access;
-	s.local_psn = weft_random_u32() & 0xffffff;
 	s.responder_resources = min(s.responder_resources, a.responder_resources);
 	s.initiator_depth = min(s.initiator_depth, a.initiator_depth);
 	s.min_rnr_timer = a.min_rnr_timer;
@@ -204,10 +212,12 @@ Result<void> accept(Id &id, const AcceptParam &a)
 	 * default RTS already, before the REP, as the in-tree RDMA CM does:
 	 * data may arrive (and want an answer) before the RTU does.
 	 */
-	WEFT_TRY(qp_to_init(*a.qp, s));
-	WEFT_TRY(qp_to_rtr(*a.qp, s));
-	if (a.rts_now)
-		WEFT_TRY(qp_to_rts(*a.qp, s));
+	if (a.qp) {
+		WEFT_TRY(qp_to_init(*a.qp, s));
+		WEFT_TRY(qp_to_rtr(*a.qp, s));
+		if (a.rts_now)
+			WEFT_TRY(qp_to_rts(*a.qp, s));
+	}
 
 	MutexGuard g(cm->lock);
 	/* The REQ's sender gave up meanwhile (REJ, ECONNRESET): the QP stays with its owner. */
@@ -215,13 +225,15 @@ Result<void> accept(Id &id, const AcceptParam &a)
 		return Error(err::ECONNRESET);
 	id.setup = s;
 	id.qp = a.qp;
+	id.qp_type = t;
+	id.qpn = a.qp ? a.qp->qpn : a.qpn & 0xffffff;
 
 	using R = iba::cm::Rep;
 	format_hdr(id.msg, iba::cm::attr::rep, id.tid);
 	R &rep = body<R>(id.msg);
 	rep.local_comm_id.set(id.local_id);
 	rep.remote_comm_id.set(id.remote_id);
-	R::Qpn::set(rep.qpn_vendor, a.qp->qpn);
+	R::Qpn::set(rep.qpn_vendor, id.qpn);
 	R::Psn::set(rep.psn_vendor, s.local_psn);
 	rep.responder_resources.set(s.responder_resources);
 	rep.initiator_depth.set(s.initiator_depth);

@@ -299,7 +299,7 @@ void on_dreq(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		MutexGuard g(cm->lock);
 		Id *id = find_local_locked(dreq.remote_comm_id.get());
 		bool ours = id && id->port == &p && id->remote_id == dreq.local_comm_id.get() &&
-			    (!id->qp || D::Qpn::get(dreq.remote_qpn) == id->qp->qpn);
+			    (!id->qpn || D::Qpn::get(dreq.remote_qpn) == id->qpn);
 		mad::Mad drep;
 		/* For a stranger, the ID it believes is ours: the only one it can match. */
 		format_drep(drep, m.hdr().tid.get(), dreq.remote_comm_id.get(), dreq.local_comm_id.get());

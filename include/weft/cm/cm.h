@@ -55,6 +55,9 @@ struct RequestInfo {
 	uint8_t port;
 	uint8_t responder_resources, initiator_depth;
 	iba::Mtu mtu;
+	verbs::Gid local_gid; /* the REQ's primary path: the GID it was sent to */
+	uint8_t retry_count, rnr_retry_count;
+	bool srq;
 };
 
 struct SidrInfo {
@@ -116,6 +119,14 @@ struct ConnectParam {
 	uint8_t local_cm_response_timeout = 16, remote_cm_response_timeout = 16;
 	uint8_t max_cm_retries = 15;
 	bool srq = false;
+	/*
+	 * No @qp: a QP its owner moves itself (user space through the RDMA
+	 * CM), with qp_attr() for the attributes; its number and type.
+	 */
+	uint32_t qpn = 0;
+	verbs::QpType qp_type = verbs::QpType::Rc;
+	/* The Reply handler's return does not send the RTU: rtu() does, once the owner's QP is in RTS. */
+	bool manual_rtu = false;
 };
 /* Send the REQ.  EINVAL: bad parameters or Id state; ENODEV: no such CA port. */
 Result<void> connect(Id &id, const ConnectParam &p);
@@ -134,11 +145,23 @@ struct AcceptParam {
 	 * until the RTU or CommEst (IBA 12.9.5), when it cannot send yet.
 	 */
 	bool rts_now = true;
+	/* No @qp: the number and type of the QP its owner moves (see ConnectParam). */
+	uint32_t qpn = 0;
+	verbs::QpType qp_type = verbs::QpType::Rc;
 };
 /* Answer a Request with REP (ECONNRESET: the REQ was withdrawn meanwhile). */
 Result<void> accept(Id &id, const AcceptParam &p);
 /* Answer a Request (or, active side, a Reply) with REJ; the Id is done. */
 Result<void> reject(Id &id, uint16_t reason, ConstBytes ari = {}, ConstBytes private_data = {});
+/* Active side with ConnectParam::manual_rtu: send the RTU after the Reply (EINVAL in another state). */
+Result<void> rtu(Id &id);
+/*
+ * The Modify QP attributes for a QP its owner moves (IBA 12.9.5 steps
+ * as qp.cpp applies them): Init, Rtr or Rts in @state, the fields set
+ * named in @mask (verbs::qp_attr bits).  EINVAL: not known yet (Rtr
+ * before the REP on the active side) or another state asked.
+ */
+Result<void> qp_attr(Id &id, verbs::QpState state, verbs::QpAttr &attr, uint32_t &mask);
 /* IBA 12.6.6: tell the peer the answer takes 4.096 us * 2^@service_timeout. */
 Result<void> send_mra(Id &id, uint8_t service_timeout, ConstBytes private_data = {});
 /* Send DREQ; Disconnected follows (DREP or timeout), then TimewaitExit. */
