@@ -3,6 +3,8 @@
 # rdmacm-utils unchanged, two hosts: weft0's IPoIB interface in the root
 # namespace (10.78.0.1), weft1's in namespace h1 (10.78.0.2), OpenSM:
 #   - /dev/infiniband/rdma_cm (mode 0666) and class/misc/rdma_cm/abi_version 4;
+#   - the write() ABI spoken directly (ucma_abi.py): in-tree errnos, Ids
+#     per file, AF_IB refused, QUERY of a bound Id, MIGRATE_ID;
 #   - rping -s / rping -c -v -V -C 1000 across the namespaces: 1000 pings
 #     with their data verified on both sides;
 #   - kill -9 of rping in each phase (server listening, client resolving an
@@ -36,6 +38,10 @@ weft_on h1 ping -c 1 -W 5 $A_IP >/dev/null || bad "no IPoIB ping from h1 to $A_I
 [ -c /dev/infiniband/rdma_cm ] || bad "no /dev/infiniband/rdma_cm"
 [ "$(stat -c %a /dev/infiniband/rdma_cm)" = 666 ] || bad "rdma_cm mode $(stat -c %a /dev/infiniband/rdma_cm)"
 weft_expect /sys/class/misc/rdma_cm/abi_version $'4\n' || bad "abi_version"
+# The ABI spoken directly: framing and size errnos, Ids per file, the AF_IB
+# refusal, QUERY of a bound Id, GET_EVENT/poll with nothing queued, MIGRATE_ID.
+python3 "$WEFT_REPO/tests/integration/ucma_abi.py" $A_IP "$(tr -d ':' </sys/class/infiniband/weft0/node_guid)" ||
+	bad "ucma_abi.py failed"
 
 # Nothing of any rping left: no open rdma_cm file, Id or event; no RDMA CM
 # Id or listener; no verbs object of a process (rdma res: kernel objects
