@@ -39,6 +39,7 @@ void detach_ids(RcmDevice &d)
 		Event e{};
 		e.type = EventType::DeviceRemoval;
 		deliver(*id, e);
+		leave_all(*id);
 		drop_cm_id(*id);
 		MutexGuard g(rcm->lock);
 		id->dev.reset();

@@ -115,6 +115,7 @@ void teardown(Id &id)
 		unbind_locked(id);
 	}
 	free_listeners(unused);
+	leave_all(id);
 	drop_cm_id(id);
 	MutexGuard g(rcm->lock);
 	if (id.dev) {
