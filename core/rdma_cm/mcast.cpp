@@ -20,8 +20,10 @@ namespace {
 constexpr uint32_t udp_qkey = 0x01234567;
 constexpr uint8_t link_local_scope = 2;
 
+} // namespace
+
 /* RFC 4391 §4 (IPv4) and RFC 4391 §4 / in-tree ipv6_ib_mc_map (IPv6): the group's MGID. */
-verbs::Gid mgid_of(const SockAddr &g, PortSpace ps, uint16_t pkey)
+verbs::Gid mcast_mgid(const SockAddr &g, PortSpace ps, uint16_t pkey)
 {
 	verbs::Gid m{};
 	m.raw[0] = 0xff;
@@ -38,6 +40,8 @@ verbs::Gid mgid_of(const SockAddr &g, PortSpace ps, uint16_t pkey)
 	}
 	return m;
 }
+
+namespace {
 
 Mc *find_locked(Id &id, const SockAddr &g)
 {
@@ -76,7 +80,7 @@ void Mc::run(Work &w)
 		return;
 	}
 	iba::McMemberRecord want{};
-	verbs::Gid mgid = mgid_of(mc.group, id.ps, pkey);
+	verbs::Gid mgid = mcast_mgid(mc.group, id.ps, pkey);
 	__builtin_memcpy(want.mgid, mgid.raw, 16);
 	want.qkey.set(udp_qkey);
 	want.pkey.set(pkey | 0x8000);

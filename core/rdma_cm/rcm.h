@@ -194,6 +194,8 @@ void attach_dev_locked(Id &id, RcmDevice &d, uint8_t port);
 
 /* mcast.cpp: leave every group (teardown, device removal). */
 void leave_all(Id &id);
+/* The MGID an IP group maps to in @ps and partition @pkey. */
+verbs::Gid mcast_mgid(const SockAddr &g, PortSpace ps, uint16_t pkey);
 
 /* addr.cpp: address and route resolution. */
 void resolve_work(DelayedWork &w);

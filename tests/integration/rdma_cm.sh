@@ -4,6 +4,9 @@
 # (10.77.0.2, fd77::2), OpenSM managing the subnet, driven by the test
 # ULPs weft_selftest_rcm_server (in h1) and weft_selftest_rcm_client (in
 # h0), each in the namespace it was loaded in:
+#   0. one connection captured on weft0's port: tshark decodes the REQ's
+#      private data as the RDMA IP CM header (IBA A11.6) with both
+#      addresses and the client's port, and flags no CM MAD;
 #   1. checks: REJ with the server's private data (status 28), a port
 #      nobody listens on (REJ 8), EADDRINUSE, ADDR_ERROR for an address
 #      nobody answers ARP for;
@@ -53,8 +56,36 @@ weft_carrier h0 "$A" 1 && weft_carrier h1 "$B" 1 || bad "no carrier"
 weft_on h0 ping -c 1 -W 10 10.77.0.2 >/dev/null || bad "IPoIB: h0 cannot ping h1"
 ids0=$(param $rcm ids)
 
-# 1, 2: the wildcard listener.
+# 0, 1, 2: the wildcard listener.
 server port=7471 || bad "server did not load"
+tmp=$(mktemp -d)
+ts() { tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' "$@" 2>>"$tmp/tshark.err"; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+cat /sys/kernel/debug/weft/weft0/port1/capture >"$tmp/c.pcap" &
+cap=$!
+sleep 0.5
+client dst=10.77.0.2 port=7471 cycles=1 || bad "captured connection failed"
+rmmod weft_selftest_rcm_client
+sleep 0.5
+kill "$cap"
+wait "$cap" 2>/dev/null
+python3 - "$tmp/c.pcap" "$tmp/c147.pcap" <<'PY' || bad "capture is not a pcap"
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+assert len(d) >= 24 and struct.unpack("<I", d[20:24])[0] == 247
+open(sys.argv[2], "wb").write(d[:20] + struct.pack("<I", 147) + d[24:])
+PY
+cmf='infiniband.mad.mgmtclass == 0x07 && (_ws.malformed || _ws.expert.severity >= warning)'
+flagged=$(ts -r "$tmp/c147.pcap" -Y "$cmf" | wc -l)
+[ "$flagged" = 0 ] || bad "tshark flags $flagged CM MADs"
+req=$(ts -r "$tmp/c147.pcap" -Y 'infiniband.cm.req.ip_cm' -T fields -E separator=' ' \
+	-e infiniband.cm.req.ip_cm.ipv -e infiniband.cm.req.ip_cm.sport \
+	-e infiniband.cm.req.ip_cm.sip4 -e infiniband.cm.req.ip_cm.dip4 | head -1)
+echo "rdma_cm: REQ's RDMA IP CM header as tshark decodes it: $req"
+read -r ipv sport sip dip <<<"$req"
+[ "$((ipv))" = 4 ] && [ "$sip" = 10.77.0.1 ] && [ "$dip" = 10.77.0.2 ] && [ "$((sport))" -gt 0 ] ||
+	bad "REQ's IP CM header: '$req' (want IP version 4, 10.77.0.1 -> 10.77.0.2, a source port)"
+rm -rf "$tmp"
 if client dst=10.77.0.2 port=7471 checks=1 unreachable=10.77.0.99 cycles="$cycles" concurrent=16; then
 	[ "$(param $cli reject_status)" = 28 ] || bad "REJ status $(param $cli reject_status), want 28"
 	[ "$(param $cli reject_pdata_ok)" = 1 ] || bad "REJ without the server's private data"
