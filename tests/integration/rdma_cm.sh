@@ -9,7 +9,8 @@
 #      addresses and the client's port, and flags no CM MAD;
 #   1. checks: REJ with the server's private data (status 28), a port
 #      nobody listens on (REJ 8), EADDRINUSE, ADDR_ERROR for an address
-#      nobody answers ARP for;
+#      nobody answers ARP for; SIDR in the UDP port space gives the
+#      server's UD QPN and Q_Key 0x01234567;
 #   2. connect/echo/disconnect cycles by IPv4 (1,000 on the stock kernel),
 #      then 16 connections at once, then cycles by IPv6;
 #   3. a server listening on one address only: reached there, not on a
@@ -86,7 +87,7 @@ read -r ipv sport sip dip <<<"$req"
 [ "$((ipv))" = 4 ] && [ "$sip" = 10.77.0.1 ] && [ "$dip" = 10.77.0.2 ] && [ "$((sport))" -gt 0 ] ||
 	bad "REQ's IP CM header: '$req' (want IP version 4, 10.77.0.1 -> 10.77.0.2, a source port)"
 rm -rf "$tmp"
-if client dst=10.77.0.2 port=7471 checks=1 unreachable=10.77.0.99 cycles="$cycles" concurrent=16; then
+if client dst=10.77.0.2 port=7471 checks=1 ud=1 unreachable=10.77.0.99 cycles="$cycles" concurrent=16; then
 	[ "$(param $cli reject_status)" = 28 ] || bad "REJ status $(param $cli reject_status), want 28"
 	[ "$(param $cli reject_pdata_ok)" = 1 ] || bad "REJ without the server's private data"
 	[ "$(param $cli no_listener_status)" = 8 ] || bad "no listener: status $(param $cli no_listener_status), want 8"
@@ -95,6 +96,8 @@ if client dst=10.77.0.2 port=7471 checks=1 unreachable=10.77.0.99 cycles="$cycle
 	[ "$(param $cli cycles_done)" = "$cycles" ] || bad "cycles: $(param $cli cycles_done) of $cycles"
 	[ "$(param $cli concurrent_done)" = 16 ] || bad "concurrent: $(param $cli concurrent_done) of 16"
 	[ "$(param $cli established_pdata_ok)" = 1 ] || bad "ESTABLISHED without the server's private data"
+	[ "$(param $cli ud_qkey)" = $((0x01234567)) ] || bad "SIDR: Q_Key $(param $cli ud_qkey)"
+	[ "$(param $srv ud_accepted)" = 1 ] || bad "SIDR: server answered $(param $srv ud_accepted) requests"
 else
 	bad "IPv4 client run failed: $(dmesg | grep RCM-RESULT | tail -1)"
 fi

@@ -36,6 +36,7 @@ struct Conn {
 	int addr = 0, route = 0, established = 0, disconnected = 0, failed = 0;
 	int status = 0;
 	bool pdata_ok = false;
+	uint32_t ud_qpn = 0, ud_qkey = 0;
 };
 
 class Client final : public rdma_cm::Handler {
@@ -53,6 +54,8 @@ public:
 		case T::RouteResolved: set(c->route); break;
 		case T::Established:
 			c->pdata_ok = has(e.conn.private_data, "weft-rcm-accept");
+			c->ud_qpn = e.ud.qp_num;
+			c->ud_qkey = e.ud.qkey;
 			set(c->established);
 			break;
 		case T::Disconnected:
@@ -99,11 +102,12 @@ private:
 		return __atomic_load_n(&flag, __ATOMIC_ACQUIRE) != 0;
 	}
 
-	Result<void> new_id(Conn &c)
+	Result<void> new_id(Conn &c, bool ud = false)
 	{
 		c = Conn();
 		rdma_cm::Net *net = rdma_cm::current_net();
-		auto id = rdma_cm::create_id(net, rdma_cm::PortSpace::Tcp, verbs::QpType::Rc, *this, &c);
+		auto id = ud ? rdma_cm::create_id(net, rdma_cm::PortSpace::Udp, verbs::QpType::Ud, *this, &c)
+			     : rdma_cm::create_id(net, rdma_cm::PortSpace::Tcp, verbs::QpType::Rc, *this, &c);
 		rdma_cm::put_net(net);
 		c.id = WEFT_TRY(move(id));
 		return ok();
@@ -178,6 +182,7 @@ private:
 	}
 
 	Result<void> checks(const weft_rcm_test_params &p, const rdma_cm::SockAddr &to);
+	Result<void> sidr(const rdma_cm::SockAddr &to);
 	Result<void> cycles(unsigned int n, const rdma_cm::SockAddr &to);
 	Result<void> concurrent(unsigned int n, const rdma_cm::SockAddr &to);
 	Result<void> hold(unsigned int n, const rdma_cm::SockAddr &to);
@@ -235,6 +240,45 @@ Result<void> Client::checks(const weft_rcm_test_params &p, const rdma_cm::SockAd
 			return Error(err::EPROTO);
 	}
 	return ok();
+}
+
+/* IBA 12.11 through the RDMA CM: the server's UD QP found by port, with its Q_Key. */
+Result<void> Client::sidr(const rdma_cm::SockAddr &to)
+{
+	auto c = WEFT_TRY(make_own<Conn>(Gfp::Sleep));
+	auto r = new_id(*c, true);
+	if (r)
+		r = rdma_cm::resolve_addr(*c->id, nullptr, to, 5000);
+	if (r && !wait(*c, c->addr))
+		r = Error(err::EHOSTUNREACH);
+	if (r)
+		r = rdma_cm::resolve_route(*c->id, 5000);
+	if (r && !wait(*c, c->route))
+		r = Error(err::ENETUNREACH);
+	if (r && !res_.dev)
+		r = res_.open(*rdma_cm::info(*c->id).dev, nullptr, nullptr);
+	if (r) {
+		auto qp = res_.ud_qp(4);
+		if (qp) {
+			c->qp = qp.value();
+			r = rdma_cm::attach_qp(*c->id, *c->qp);
+		} else {
+			r = qp.error();
+		}
+	}
+	if (r) {
+		static const char hi[] = "sidr";
+		rdma_cm::ConnParam cp;
+		cp.private_data = ConstBytes(reinterpret_cast<const uint8_t *>(hi), sizeof(hi));
+		r = rdma_cm::connect(*c->id, cp);
+	}
+	if (r && !wait(*c, c->established))
+		r = Error(err::ETIMEDOUT);
+	weft_rcm_test.ud_qpn = c->ud_qpn;
+	weft_rcm_test.ud_qkey = c->ud_qkey;
+	release(*c);
+	WEFT_TRY(r);
+	return c->ud_qpn > 1 && c->ud_qkey == 0x01234567 ? Result<void>(ok()) : Error(err::EPROTO);
 }
 
 Result<void> Client::cycles(unsigned int n, const rdma_cm::SockAddr &to)
@@ -329,6 +373,8 @@ Result<void> Client::run(const weft_rcm_test_params &p)
 	}
 	if (p.checks)
 		WEFT_TRY(checks(p, to));
+	if (p.ud)
+		WEFT_TRY(sidr(to));
 	if (p.cycles)
 		WEFT_TRY(cycles(p.cycles, to));
 	if (p.concurrent)
@@ -349,10 +395,10 @@ int weft_rcm_test_client_run(const struct weft_rcm_test_params *p)
 	uint64_t t0 = weft_ktime_ns();
 	auto r = client->run(*p);
 	log.info("RCM-RESULT %s: reject %d (pdata %u), no listener %d, in use %d, addr error %d, route error %d, "
-		 "%u cycles, %u concurrent, %u held, %llu ms",
+		 "SIDR QPN 0x%x Q_Key 0x%x, %u cycles, %u concurrent, %u held, %llu ms",
 		 r ? "ok" : "FAILED", weft_rcm_test.reject_status, weft_rcm_test.reject_pdata_ok,
 		 weft_rcm_test.no_listener_status, weft_rcm_test.inuse_errno, weft_rcm_test.addr_error,
-		 weft_rcm_test.route_error, weft_rcm_test.cycles_done, weft_rcm_test.concurrent_done,
+		 weft_rcm_test.route_error, weft_rcm_test.ud_qpn, weft_rcm_test.ud_qkey, weft_rcm_test.cycles_done, weft_rcm_test.concurrent_done,
 		 weft_rcm_test.held, static_cast<unsigned long long>((weft_ktime_ns() - t0) / 1000000));
 	if (!r) {
 		client->drop_held();

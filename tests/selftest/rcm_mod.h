@@ -29,6 +29,11 @@ module_param_named(hold, p.hold, uint, 0444);
 module_param_named(checks, p.checks, bool, 0444);
 MODULE_PARM_DESC(checks, "client: reject with private data, no listener, EADDRINUSE");
 module_param_named(expect_route_error, p.expect_route_error, bool, 0444);
+module_param_named(ud, p.ud, bool, 0444);
+MODULE_PARM_DESC(ud, "client: resolve the server's UD QP by SIDR (UDP port space)");
+module_param_named(ud_qpn, weft_rcm_test.ud_qpn, uint, 0444);
+module_param_named(ud_qkey, weft_rcm_test.ud_qkey, uint, 0444);
+module_param_named(ud_accepted, weft_rcm_test.ud_accepted, uint, 0444);
 
 struct weft_rcm_test_results weft_rcm_test;
 module_param_named(cycles_done, weft_rcm_test.cycles_done, uint, 0444);

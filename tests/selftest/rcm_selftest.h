@@ -23,6 +23,7 @@ struct weft_rcm_test_params {
 	unsigned int hold;	 /* client: connections kept up until unload */
 	bool checks;		 /* client: reject, no listener, EADDRINUSE, unreachable */
 	bool expect_route_error; /* client: no SM: resolve_route must fail */
+	bool ud;		 /* client: SIDR in the UDP port space: the server's UD QPN and Q_Key */
 };
 
 /* Client counters and findings (read-only module parameters). */
@@ -30,8 +31,9 @@ struct weft_rcm_test_results {
 	unsigned int cycles_done, concurrent_done, held, peer_disconnects;
 	int reject_status, no_listener_status, addr_error, route_error, inuse_errno;
 	unsigned int reject_pdata_ok, established_pdata_ok;
+	unsigned int ud_qpn, ud_qkey; /* client: what SIDR resolved */
 	/* Server. */
-	unsigned int accepted, rejected, established, disconnected, echoed, active, listening;
+	unsigned int accepted, ud_accepted, rejected, established, disconnected, echoed, active, listening;
 };
 extern struct weft_rcm_test_results weft_rcm_test;
 

@@ -7,7 +7,8 @@
  * "weft-rcm-accept"; a request whose private data starts with "reject"
  * is refused with "go-away".  What arrives is sent back.  Connections the
  * peer ends are torn down by a work item: the Id first (the QP goes to
- * Error), then the QP.  Unload releases everything the same way; it is
+ * Error), then the QP.  A second listener on the same port of the UDP port
+ * space answers SIDR requests with a UD QP of its own (kept until unload).  Unload releases everything the same way; it is
  * not a verbs client, so the HCAs must stay while it is loaded (the test
  * unloads it first).
  */
@@ -40,7 +41,8 @@ void bump(unsigned int &n)
 class Server final : public rdma_cm::Handler {
 public:
 	Server() :
-		lock_(WEFT_LOCK_CLASS("weft_rcm_server")), reaper_(reap, WEFT_LOCK_CLASS("weft_rcm_server_reap"))
+		lock_(WEFT_LOCK_CLASS("weft_rcm_server")), res_lock_(WEFT_LOCK_CLASS("weft_rcm_server_res")),
+		reaper_(reap, WEFT_LOCK_CLASS("weft_rcm_server_reap"))
 	{
 	}
 
@@ -58,6 +60,12 @@ public:
 		listener_ = WEFT_TRY(move(id));
 		WEFT_TRY(rdma_cm::bind(*listener_, a));
 		WEFT_TRY(rdma_cm::listen(*listener_, 64));
+		net = rdma_cm::current_net();
+		auto ud = rdma_cm::create_id(net, rdma_cm::PortSpace::Udp, verbs::QpType::Ud, *this, nullptr);
+		rdma_cm::put_net(net);
+		ud_listener_ = WEFT_TRY(move(ud));
+		WEFT_TRY(rdma_cm::bind(*ud_listener_, a));
+		WEFT_TRY(rdma_cm::listen(*ud_listener_, 64));
 		{
 			MutexGuard g(lock_);
 			stopping_ = false;
@@ -76,6 +84,9 @@ public:
 		if (listener_)
 			rdma_cm::destroy(listener_);
 		listener_ = nullptr;
+		if (ud_listener_)
+			rdma_cm::destroy(ud_listener_);
+		ud_listener_ = nullptr;
 		reaper_.cancel_sync();
 		while (Conn *c = take(false))
 			finish(*c);
@@ -106,6 +117,8 @@ public:
 private:
 	int request(const rdma_cm::Event &e)
 	{
+		if (e.listen_id == ud_listener_)
+			return ud_request(*e.id);
 		ConstBytes pd = e.conn.private_data;
 		if (pd.size() >= 6 && !__builtin_memcmp(pd.data(), "reject", 6)) {
 			static const char no[] = "go-away";
@@ -129,19 +142,67 @@ private:
 		return 0;
 	}
 
-	Result<void> setup(rdma_cm::Id &id, Conn &c)
+	/* SIDR: a UD QP for the requester, attached (so in RTS), its number and Q_Key in the SIDR_REP. */
+	int ud_request(rdma_cm::Id &id)
+	{
+		auto *c = new (Gfp::Sleep) Conn();
+		if (!c)
+			return 1;
+		auto r = open_res(id);
+		if (r) {
+			auto qp = res_.ud_qp(4);
+			r = qp ? Result<void>(ok()) : Result<void>(qp.error());
+			if (qp)
+				c->qp = qp.value();
+		}
+		if (r)
+			r = rdma_cm::attach_qp(id, *c->qp);
+		if (r) {
+			c->id = &id;
+			rdma_cm::set_handler(id, *this, c);
+			MutexGuard g(lock_);
+			conns_.push_back(*c);
+		}
+		if (r) {
+			rdma_cm::ConnParam cp;
+			r = rdma_cm::accept(id, cp);
+		}
+		if (!r) {
+			log.warn("SIDR request refused: errno %d", r.error().code());
+			if (c->id) {
+				MutexGuard g(lock_);
+				conns_.remove(*c);
+			}
+			if (c->qp)
+				(void)res_.ctx->destroy_qp(c->qp);
+			delete c;
+			return 1;
+		}
+		bump(weft_rcm_test.ud_accepted);
+		return 0;
+	}
+
+	Result<void> open_res(rdma_cm::Id &id)
 	{
 		{
 			MutexGuard g(lock_);
 			if (stopping_)
 				return Error(err::ESHUTDOWN);
-			if (!res_.dev) {
-				rdma_cm::Info i = rdma_cm::info(id);
-				if (!i.dev)
-					return Error(err::ENODEV);
-				WEFT_TRY(res_.open(*i.dev, on_cq, this));
-			}
 		}
+		/* Not under lock_: on_cq() takes lock_, and closing a context waits for on_cq(). */
+		MutexGuard g(res_lock_);
+		if (!res_.dev) {
+			rdma_cm::Info i = rdma_cm::info(id);
+			if (!i.dev)
+				return Error(err::ENODEV);
+			WEFT_TRY(res_.open(*i.dev, on_cq, this));
+		}
+		return ok();
+	}
+
+	Result<void> setup(rdma_cm::Id &id, Conn &c)
+	{
+		WEFT_TRY(open_res(id));
 		c.qp = WEFT_TRY(res_.rc_qp(4));
 		WEFT_TRY(rdma_cm::attach_qp(id, *c.qp));
 		c.id = &id;
@@ -178,10 +239,12 @@ private:
 	/* The Id before the QP: its destroy moves the QP to Error. */
 	void finish(Conn &c)
 	{
+		bool ud = c.qp->type == verbs::QpType::Ud;
 		rdma_cm::destroy(c.id);
 		(void)res_.ctx->destroy_qp(c.qp);
+		if (!ud)
+			__atomic_fetch_sub(&weft_rcm_test.active, 1, __ATOMIC_RELAXED);
 		delete &c;
-		__atomic_fetch_sub(&weft_rcm_test.active, 1, __ATOMIC_RELAXED);
 	}
 
 	static void reap(Work &w)
@@ -220,9 +283,11 @@ private:
 		}
 	}
 
-	selftest::CmResources res_; /* opened on the first request's device */
+	selftest::CmResources res_; /* opened on the first request's device, under res_lock_ */
 	rdma_cm::Id *listener_ = nullptr;
+	rdma_cm::Id *ud_listener_ = nullptr;
 	Mutex lock_;
+	Mutex res_lock_;
 	List<Conn, &Conn::node> conns_; /* under lock_ */
 	bool stopping_ = true;		/* under lock_ */
 	Work reaper_;
