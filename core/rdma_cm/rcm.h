@@ -85,6 +85,7 @@ public:
 	rdma_cm::Handler *handler;
 	void *context;
 	bool destroying = false;
+	Atomic<bool> torn_down{false}; /* teardown() finished (device removal waits for it) */
 
 	/* Under Rcm::lock. */
 	IdState state = IdState::Idle;

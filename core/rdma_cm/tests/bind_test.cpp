@@ -7,6 +7,8 @@
  * port spaces kept apart, and the errnos of bad arguments; and the
  * multicast MGID mapping (mcast.cpp) against RFC 4391's layout.
  */
+#include <weft/test.h>
+
 #include "../rcm.h"
 
 using namespace weft;
