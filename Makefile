@@ -19,6 +19,7 @@
 #   make dkms-uninstall  dkms remove --all, the sources gone from /usr/src
 #   make bench           verbs benchmark: Weft vs memcpy vs rxe (perftest)
 #   make bench-verbs     perftest in user space: Weft (weft_uverbs) vs rxe vs memcpy
+#   make bench-rdma-cm   cmtime connection setup/teardown: Weft's RDMA CM vs rxe's
 #   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
 #   make profile-ipoib   where the time goes under IPoIB iperf3 (MODE=connected|datagram, IPERF="-A 0,1")
 #   make debug-kernel    build (or reuse) the cached KUnit/KASAN/lockdep kernel
@@ -53,7 +54,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check check-race check-install soak run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check check-race check-install soak run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-rdma-cm bench-ipoib profile-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -131,6 +132,9 @@ bench: modules
 
 bench-verbs: modules
 	@$(SRCDIR)/tests/bench/verbs.sh
+
+bench-rdma-cm: modules
+	@$(SRCDIR)/tests/bench/rdma_cm.sh
 
 bench-ipoib: modules
 	@$(SRCDIR)/tests/bench/ipoib.sh

@@ -54,15 +54,18 @@ namespace {
 
 constexpr uint16_t ephemeral_lo = 32768, ephemeral_hi = 60999;
 
-/* Whether two bindings of one port cover a common address. */
+/*
+ * Whether two bindings of one port cover a common address.  A wildcard
+ * covers the other family too unless both sides are afonly (in-tree's
+ * rule, like a dual-stack socket without IPV6_V6ONLY).
+ */
 bool overlap(const Id &a, const SockAddr &addr, bool afonly)
 {
 	if (a.src.family == addr.family)
 		return a.src.any() || addr.any() || same_ip(a.src, addr);
-	/* An IPv6 wildcard takes IPv4 too unless IPV6_V6ONLY-like afonly is set. */
-	if (a.src.family == af_inet6 && a.src.any() && !a.afonly)
-		return true;
-	return addr.family == af_inet6 && addr.any() && !afonly;
+	if (a.afonly && afonly)
+		return false;
+	return a.src.any() || addr.any();
 }
 
 bool conflicts_locked(const Id &id, const SockAddr &addr, uint16_t port)
@@ -150,7 +153,7 @@ Ref<Id> find_listener_locked(Net *net, PortSpace ps, const SockAddr &dst, RcmDev
 			continue;
 		if (same_ip(o.src, dst))
 			return Ref<Id>::share(&o);
-		if (!wild && overlap(o, dst, o.afonly) && o.src.any())
+		if (!wild && o.src.any() && (o.src.family == dst.family || !o.afonly))
 			wild = &o;
 	}
 	return Ref<Id>::share(wild);

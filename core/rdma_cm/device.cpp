@@ -24,6 +24,15 @@ void listen_new_device_locked(RcmDevice &d)
 	}
 }
 
+/*
+ * In-tree meaning of DEVICE_REMOVAL: the owner releases what it holds on
+ * the device and destroys the Id (returning non-zero, or from another
+ * context, as ucma does); the removal waits for that, so the IB CM Id and
+ * the owner's QP are gone before the device is.  An owner that does not
+ * is waited for generously, then its IB CM Id is taken from under it.
+ */
+constexpr long owner_wait_ms = 30000;
+
 void detach_ids(RcmDevice &d)
 {
 	for (;;) {
@@ -35,10 +44,17 @@ void detach_ids(RcmDevice &d)
 				return;
 			id = Ref<Id>::share(x);
 		}
-		/* In-tree meaning: release what you hold on the device before returning. */
 		Event e{};
 		e.type = EventType::DeviceRemoval;
 		deliver(*id, e);
+		Id *i = id.get();
+		auto waited = rcm->freed.wait(
+			[i] { return i->torn_down.load(Order::Acquire); },
+			Timeout::msecs(owner_wait_ms));
+		if (!waited)
+			log.warn("%s removed: an Id's owner did not destroy it; its connection is dropped",
+				 d.dev->name());
+		leave_all(*id);
 		drop_cm_id(*id);
 		MutexGuard g(rcm->lock);
 		id->dev.reset();

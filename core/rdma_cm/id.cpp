@@ -115,14 +115,19 @@ void teardown(Id &id)
 		unbind_locked(id);
 	}
 	free_listeners(unused);
+	leave_all(id);
 	drop_cm_id(id);
-	MutexGuard g(rcm->lock);
-	if (id.dev) {
-		if (id.dev_node.linked())
-			id.dev->ids.remove(id);
-		id.dev.reset();
+	{
+		MutexGuard g(rcm->lock);
+		if (id.dev) {
+			if (id.dev_node.linked())
+				id.dev->ids.remove(id);
+			id.dev.reset();
+		}
+		id.qp = nullptr;
+		id.torn_down.store(true, Order::Release);
 	}
-	id.qp = nullptr;
+	rcm->freed.wake_all();
 }
 
 } // namespace

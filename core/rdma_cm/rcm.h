@@ -14,6 +14,7 @@
 #include <weft/cm/cm.h>
 #include <weft/list.h>
 #include <weft/log.h>
+#include <weft/mad/sa.h>
 #include <weft/rdma_cm/rdma_cm.h>
 #include <weft/ref.h>
 #include <weft/work.h>
@@ -45,6 +46,26 @@ enum class IdState : uint8_t {
 
 class RcmDevice;
 class CmListener;
+class Id;
+
+/* A multicast group an Id joined or is joining (mcast.cpp). */
+struct Mc {
+	Mc(Id &i, const SockAddr &g, uint8_t js, void *c) :
+		id(i), group(g), join_state(js), ctx(c), work(run, WEFT_LOCK_CLASS("weft_rdma_cm_mc"))
+	{
+	}
+	WEFT_NOCOPY(Mc);
+	static void run(Work &w);
+
+	ListNode node; /* Id::mcs, under Rcm::lock */
+	Id &id;
+	const SockAddr group;
+	const uint8_t join_state;
+	void *const ctx;
+	mad::sa::Membership *m = nullptr; /* set by run(), freed by leave */
+	Work work;
+};
+
 
 class Id final : public RefCounted<Id>, public cm::Handler {
 public:
@@ -64,6 +85,7 @@ public:
 	rdma_cm::Handler *handler;
 	void *context;
 	bool destroying = false;
+	Atomic<bool> torn_down{false}; /* teardown() finished (device removal waits for it) */
 
 	/* Under Rcm::lock. */
 	IdState state = IdState::Idle;
@@ -98,6 +120,7 @@ public:
 	bool has_want_src = false;
 	uint32_t route_timeout_ms = 0;
 
+	List<Mc, &Mc::node> mcs; /* joined groups, under Rcm::lock */
 	ListNode reap_node; /* Rcm::reap */
 };
 
@@ -169,6 +192,11 @@ void devices_exit();
 /* The device and port whose port GID is @gid (Rcm::lock held); null if none. */
 RcmDevice *find_by_gid_locked(const verbs::Gid &gid, uint8_t &port);
 void attach_dev_locked(Id &id, RcmDevice &d, uint8_t port);
+
+/* mcast.cpp: leave every group (teardown, device removal). */
+void leave_all(Id &id);
+/* The MGID an IP group maps to in @ps and partition @pkey. */
+verbs::Gid mcast_mgid(const SockAddr &g, PortSpace ps, uint16_t pkey);
 
 /* addr.cpp: address and route resolution. */
 void resolve_work(DelayedWork &w);

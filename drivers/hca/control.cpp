@@ -9,6 +9,7 @@
 #include <weft/log.h>
 #include <weft/verbs/verbs.h>
 
+#include "capture.h"
 #include "control.h"
 #include "hca.h"
 #include "switch.h"
@@ -142,6 +143,8 @@ template <typename T> Result<void> enable_node(NodeItem &it)
 		n->put();
 		return r;
 	}
+	/* Its ports' capture files under weft/<name>/, as the default subnet's. */
+	Capture::add_node(*n, n->name());
 	it.node = n;
 	it.dev = n;
 	log.info("configfs: %s %s with %u ports", it.is_switch ? "switch" : "HCA", n->name(), it.ports);
@@ -153,6 +156,7 @@ void disable_node(NodeItem &it)
 {
 	if (!it.dev)
 		return;
+	Capture::remove_node(*it.node);
 	verbs::unregister_device(*it.dev);
 	Fabric::get().remove(*it.node);
 	it.dev->put();

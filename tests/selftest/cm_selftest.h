@@ -50,10 +50,13 @@ struct CmResources {
 		dev.reset();
 	}
 
-	Result<verbs::Qp *> rc_qp(uint32_t depth)
+	Result<verbs::Qp *> rc_qp(uint32_t depth) { return make_qp(verbs::QpType::Rc, depth); }
+	Result<verbs::Qp *> ud_qp(uint32_t depth) { return make_qp(verbs::QpType::Ud, depth); }
+
+	Result<verbs::Qp *> make_qp(verbs::QpType type, uint32_t depth)
 	{
 		verbs::QpInitAttr init;
-		init.type = verbs::QpType::Rc;
+		init.type = type;
 		init.send_cq = init.recv_cq = cq;
 		init.cap.max_send_wr = init.cap.max_recv_wr = depth;
 		init.cap.max_send_sge = init.cap.max_recv_sge = 1;

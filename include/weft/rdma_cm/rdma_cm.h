@@ -26,6 +26,10 @@
  * only.  destroy() waits for a running handler of the Id; none comes
  * after it.
  *
+ * DeviceRemoval: release what you hold on the device and destroy the Id
+ * (return non-zero, or destroy it from another context): the removal of
+ * the device waits for it.
+ *
  * Errnos: EINVAL (bad state or argument), EADDRINUSE, EADDRNOTAVAIL (no
  * local ib interface has that address), EAFNOSUPPORT (not IPv4/IPv6),
  * ENODEV (the Id's device went), ENOMEM, ENETUNREACH, ETIMEDOUT.

@@ -1,0 +1,57 @@
+#!/bin/bash
+# make bench-rdma-cm job (run by tests/bench/rdma_cm.sh through vm-run.sh,
+# stock kernel): Debian's cmtime (rdmacm-utils) on Weft, weft0's IPoIB
+# interface in namespace h0 and weft1's in h1 with OpenSM, then on the
+# in-tree rxe (rxe0 and rxe1 on the two ends of a veth pair, one end in a
+# namespace of its own), for 100 and 1,000 connections.  Weft's RDMA CM and
+# the in-tree one exclude each other, so one stack runs and is unloaded
+# before the other.  Prints "CMTIME <stack> <connections> <step> <fields>"
+# lines; asserts nothing.
+set -u
+. /weft-job/guest-lib.sh
+. "$WEFT_REPO/tests/bench/rxe-lib.sh"
+counts=${WEFT_BENCH_CMTIME:-100 1000}
+
+# run STACK NS_SRV SRV_ADDR NS_CLI CONNS: one cmtime server/client pair.
+run() {
+	local stack=$1 nss=$2 addr=$3 nsc=$4 n=$5 out=/tmp/cmtime-$1-$5
+	weft_on "$nss" timeout -s KILL 600 cmtime -b "$addr" -c "$n" >"$out.srv" 2>&1 &
+	local srv=$!
+	sleep 2
+	weft_on "$nsc" timeout -s KILL 600 cmtime -s "$addr" -c "$n" >"$out.cli" 2>&1
+	wait $srv
+	# The client's step table: every line that starts with a step name and ends in numbers.
+	awk -v s="$stack" -v n="$n" '/^[a-z][a-z _]*[ \t]+[0-9]/ { l = $0; sub(/^[ \t]+/, "", l); print "CMTIME " s " " n " " l }' "$out.cli"
+	grep -q . "$out.cli" || echo "CMTIME $stack $n (no output)"
+}
+
+# Weft.
+weft_load weft_hca:autoconf=0 || exit 1
+weft_sm_start weft0
+weft_wait_active weft0 weft1 || echo "bench-rdma-cm: ports not ACTIVE"
+A=$(weft_ib_netdev weft0) B=$(weft_ib_netdev weft1)
+weft_host_add h0 && weft_host_add h1
+ip link set "$A" netns h0 && ip link set "$B" netns h1
+weft_on h0 ip addr add 10.77.0.1/24 dev "$A" && weft_on h0 ip link set "$A" up
+weft_on h1 ip addr add 10.77.0.2/24 dev "$B" && weft_on h1 ip link set "$B" up
+weft_carrier h0 "$A" 1 && weft_carrier h1 "$B" 1
+weft_on h0 ping -c 1 -W 10 10.77.0.2 >/dev/null
+for n in $counts; do run weft h1 10.77.0.2 h0 "$n"; done
+echo "CMTIME-IDS weft $(cat /sys/module/weft_rdma_cm/parameters/ids)"
+ip netns del h0
+ip netns del h1
+weft_sm_stop
+weft_unload
+
+# The in-tree rxe with its RDMA CM.
+if bench_rxe_up; then
+	modprobe rdma_ucm
+	ip netns add r1
+	ip link set rv1 netns r1
+	ip -n r1 addr add 192.168.77.2/24 dev rv1
+	ip -n r1 link set rv1 up
+	ip -n r1 link set lo up
+	rdma link add rxe1 type rxe netdev rv1 2>/dev/null || echo "bench-rdma-cm: rxe1 in r1 refused"
+	sleep 1
+	for n in $counts; do run rxe r1 192.168.77.2 - "$n"; done
+fi
