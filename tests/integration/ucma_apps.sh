@@ -6,6 +6,8 @@
 #   - ucmatose with 100 connections (-c 100), its messages on each;
 #   - perftest over RDMA CM (-R): ib_send_bw, ib_write_bw, ib_read_lat;
 #   - udaddy (UDP port space: SIDR, UD messages);
+#   - mckey: a receiver on h1 and a sender on h0 join an IPv4 group (SA
+#     MCMemberRecord through the RDMA CM), 10 messages multicast;
 #   - cmtime -c 100: connection setup and teardown steps (figures printed),
 #     its server (which never exits) ended by SIGTERM;
 # and afterwards nothing left (weft_stats, weft_rdma_cm's Ids).
@@ -83,6 +85,23 @@ clean perftest
 # udaddy: the UDP port space (SIDR), UD messages both ways.
 run udaddy 200 udaddy -- udaddy -s $A_IP
 clean udaddy
+
+# mckey: the receiver joins first and waits for the sender's 10 messages.
+ip netns exec h1 timeout -s KILL 200 stdbuf -oL mckey -m 239.1.2.3 -b 10.77.0.2 -C 10 >$log/mckey.rcv 2>&1 &
+rcv=$!
+if weft_wait_line $log/mckey.rcv 'receiving data transfers' 120; then
+	weft_on h0 timeout -s KILL 200 mckey -m 239.1.2.3 -b $A_IP -s -C 10 >$log/mckey.snd 2>&1 ||
+		bad "mckey sender: rc $?"
+else
+	bad "mckey receiver never joined"
+fi
+wait $rcv
+rc=$?
+echo "ucma_apps: mckey: receiver rc $rc"
+[ $rc = 0 ] && grep -q 'data transfers complete' $log/mckey.rcv ||
+	{ bad "mckey receiver: rc $rc"; tail -n 8 $log/mckey.rcv $log/mckey.snd; }
+grep -h 'joined dgid' $log/mckey.rcv $log/mckey.snd
+clean mckey
 
 # cmtime: the steps of 100 connections' setup and teardown, timed.
 NOEXIT=1 run cmtime 400 cmtime -c 100 -- cmtime -s $A_IP -c 100 && cat $log/cmtime.cli

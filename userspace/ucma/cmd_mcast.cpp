@@ -19,8 +19,6 @@ constexpr uint8_t join_full = 1u << 0, join_sendonly_full = 1u << 3;
 Result<void> join(Call &c, uint32_t num, uint64_t uid, uint64_t response,
 		  const rdma_cm::SockAddr &group, uint8_t join_state)
 {
-	if (!have_multicast())
-		return Error(err::ENOSYS);
 	return with_id(c, num, true, [&](Ctx &x, rdma_cm::Id &id) -> Result<void> {
 		auto *m = new (Gfp::Sleep) Multicast(x, uid, group);
 		if (!m)
@@ -98,7 +96,7 @@ Result<void> cmd_leave_mcast(Call &c)
 	}
 	{
 		MutexGuard g(x->lock);
-		if (x->id && have_multicast())
+		if (x->id)
 			(void)rdma_cm::leave_multicast(*x->id, m->addr);
 	}
 	File *f;

@@ -142,7 +142,7 @@ uint32_t File::destroy(Ref<Ctx> c)
 		}
 	}
 	for (Multicast &m : groups)
-		if (id && have_multicast())
+		if (id)
 			(void)rdma_cm::leave_multicast(*id, m.addr); /* best effort: the Id goes next */
 	if (id)
 		rdma_cm::destroy(id); /* waits for a running handler; none after */

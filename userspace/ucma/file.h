@@ -29,24 +29,7 @@
 
 #include "abi.h"
 
-/*
- * TODO(rdma_cm): weft_rdma_cm has no multicast yet (main ac16ef1): weak
- * references, so weft_ucma loads without it and the JOIN commands answer
- * ENOSYS; drop the attribute when join/leave_multicast land.
- */
-namespace weft::rdma_cm {
-Result<void> join_multicast(Id &id, const SockAddr &group, uint8_t join_state,
-			    void *mc_context) __attribute__((weak));
-Result<void> leave_multicast(Id &id, const SockAddr &group) __attribute__((weak));
-} // namespace weft::rdma_cm
-
 namespace weft::ucma {
-
-/* The RDMA CM joins multicast groups (see the TODO above). */
-inline bool have_multicast()
-{
-	return &rdma_cm::join_multicast != nullptr && &rdma_cm::leave_multicast != nullptr;
-}
 
 class File;
 class Ctx;
