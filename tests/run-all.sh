@@ -151,7 +151,7 @@ if [ "$debug_ok" = 1 ]; then
 
 	# The heavy integration tests again under KASAN, lockdep and kmemleak.
 	section "debug kernel test host: heavy integration tests"
-	heavy="stream_faults cm rdma_cm ipoib_cm unload_under_traffic remove_live uverbs_apps"
+	heavy="stream_faults cm rdma_cm ucma ipoib_cm unload_under_traffic remove_live uverbs_apps"
 	log=build/logs/integration-debug.log
 	# shellcheck disable=SC2086 # test names are words
 	if tests/harness/vm-run.sh --kernel debug --script tests/integration/run-in-guest.sh \

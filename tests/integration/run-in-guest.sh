@@ -15,7 +15,7 @@ if [ $# -gt 0 ]; then
 	bound=$((600 * ${WEFT_SLOW:-3}))
 	# The checkers' kernels are 5-10 times slower: the same paths at a smaller scale.
 	export WEFT_STREAM_MESSAGES=${WEFT_STREAM_MESSAGES:-20000} WEFT_CM_CYCLES=${WEFT_CM_CYCLES:-200} \
-		WEFT_RCM_CYCLES=${WEFT_RCM_CYCLES:-200}
+		WEFT_RCM_CYCLES=${WEFT_RCM_CYCLES:-200} WEFT_UCMA_PINGS=${WEFT_UCMA_PINGS:-100}
 	shift
 	names=("$@")
 else
