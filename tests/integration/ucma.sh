@@ -12,7 +12,10 @@
 #     disconnect (exits), and nothing is left: weft_ucma's files, Ids and
 #     events (weft_stats), weft_rdma_cm's Ids and listeners, the verbs
 #     objects (`rdma res`);
-#   - a connection to a port nobody listens on is refused (rping exits).
+#   - a connection to a port nobody listens on is refused (rping exits);
+#   - a server stopped (SIGSTOP) with a request queued: kill -9 of it (the
+#     unread request's new Id goes with the listener, the client is
+#     refused), or of the waiting client (the server, resumed, sees it gone).
 set -u
 fail=0
 bad() { echo "ucma: $*"; fail=1; }
@@ -154,6 +157,37 @@ midrun() { # NAME VICTIM(srv|cli)
 }
 midrun kill-client cli
 midrun kill-server srv
+
+# 7./8. A server that does not read its events (stopped): the request waits
+# in its queue with the new Id made for it.
+stopped() { # NAME VICTIM(srv|cli)
+	local srv cli i
+	rping -s -a $A_IP -p 7179 -C 10 >$log/$1.srv 2>&1 &
+	srv=$!
+	ids_at_least 1
+	sleep 0.5
+	kill -STOP $srv
+	ip netns exec h1 rping -c -a $A_IP -p 7179 -C 10 >$log/$1.cli 2>&1 &
+	cli=$!
+	# listener, the request's new Id, the client's: the request is queued.
+	ids_at_least 3 || bad "$1: no queued request ($(tr '\n' ' ' <$stats))"
+	grep -q '^events [1-9]' $stats || bad "$1: no queued event ($(tr '\n' ' ' <$stats))"
+	if [ "$2" = srv ]; then
+		# The listener goes with its unread request: the client is refused.
+		kill -9 $srv
+		gone $cli 60 || { bad "$1: the client did not see the server go"; kill -9 $cli; }
+	else
+		# The client goes while its REQ waits; the server then reads a stale request.
+		kill -9 $cli
+		kill -CONT $srv
+		gone $srv 60 || { bad "$1: the server did not see the client go"; kill -9 $srv; }
+	fi
+	kill -CONT $srv 2>/dev/null
+	wait $srv $cli 2>/dev/null
+	clean "$1"
+}
+stopped stopped-server-killed srv
+stopped stopped-server-client-killed cli
 
 echo "ucma: $(tr '\n' ' ' <$stats)"
 weft_sm_stop
