@@ -9,7 +9,7 @@
 # them in order.  A new capability adds its function and its name there
 # (srp, iser).
 
-demo_sections="subnet ipoib counters capture perftest srp"
+demo_sections="subnet ipoib counters capture perftest rdma_cm srp"
 demo_a=10.77.0.1 demo_b=10.77.0.2
 
 demo_heading() { printf '\n== %s\n' "$*"; }
@@ -191,4 +191,22 @@ demo_srp() {
 	umount /mnt/demo-srp
 	for h in /sys/class/scsi_host/host*; do [ -f "$h/id_ext" ] && echo 1 >"$h/delete"; done
 	echo "   a 4 MiB file written and read back on $dev"
+}
+
+# RDMA CM: Debian's rping (librdmacm through weft_ucma) by IP address from
+# this host to the second one, every round trip's data verified.
+demo_rdma_cm() {
+	local log=/tmp/demo-rping srv rc src
+	echo "-- rping: server in h1 on $demo_b, client here, 10 verified round trips (RC, RDMA READ/WRITE)"
+	weft_on h1 timeout -s KILL 90 rping -s -a $demo_b -C 10 >$log.srv 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do weft_on h1 cat /sys/module/weft_rdma_cm/parameters/listeners 2>/dev/null | grep -qv '^0$' && break; sleep 0.2; done
+	timeout -s KILL 90 rping -c -a $demo_b -C 10 -v >$log.cli 2>&1
+	rc=$?
+	wait $srv
+	src=$?
+	demo_lines=3 demo_indent cat $log.cli
+	echo "   ... $(grep -c 'ping data' $log.cli) round trips"
+	[ $rc = 0 ] && [ $src = 0 ] && [ "$(grep -c 'ping data' $log.cli)" = 10 ] ||
+		{ tail -3 $log.srv $log.cli; demo_bad "rping: client $rc, server $src"; }
 }

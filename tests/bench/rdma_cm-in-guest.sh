@@ -19,6 +19,8 @@ run() {
 	local srv=$!
 	sleep 2
 	weft_on "$nsc" timeout -s KILL 600 cmtime -s "$addr" -c "$n" >"$out.cli" 2>&1
+	# cmtime's server never exits by itself.
+	kill -TERM $srv 2>/dev/null
 	wait $srv
 	# The client's step table: every line that starts with a step name and ends in numbers.
 	awk -v s="$stack" -v n="$n" '/^[a-z][a-z _]*[ \t]+[0-9]/ { l = $0; sub(/^[ \t]+/, "", l); print "CMTIME " s " " n " " l }' "$out.cli"
