@@ -15,9 +15,10 @@ counts=${WEFT_BENCH_CMTIME:-100 1000}
 # run STACK NS_SRV SRV_ADDR NS_CLI CONNS: one cmtime server/client pair.
 run() {
 	local stack=$1 nss=$2 addr=$3 nsc=$4 n=$5 out=/tmp/cmtime-$1-$5
-	weft_on "$nss" timeout -s KILL 600 cmtime -b "$addr" -c "$n" >"$out.srv" 2>&1 &
+	# ip netns exec execs timeout: $! is the process our TERM reaches, which passes it on.
+	ip netns exec "$nss" timeout -s KILL 600 cmtime -b "$addr" -c "$n" >"$out.srv" 2>&1 &
 	local srv=$!
-	sleep 2
+	sleep 3
 	weft_on "$nsc" timeout -s KILL 600 cmtime -s "$addr" -c "$n" >"$out.cli" 2>&1
 	# cmtime's server never exits by itself.
 	kill -TERM $srv 2>/dev/null
