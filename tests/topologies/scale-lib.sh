@@ -19,6 +19,13 @@
 scale_topo=$WEFT_REPO/tests/topologies/weft-topo.py
 scale_modules="weft_rt weft_verbs weft_mad weft_hca weft_umad"
 
+# libibumad (rdma-core 44) opens only umad0..umad63 (UMAD_MAX_PORTS in
+# umad.h: dev_to_umad_id() looks no further), and with no -C/-P takes the
+# first CA with an ACTIVE port in readdir order, which on a fabric of
+# hundreds of HCAs is most likely numbered beyond that: as on a host with
+# that many real ports, the diags are told the port (weft0 is umad0).
+scale_diag=(-C weft0 -P 1)
+
 scale_bad() { echo "scale: $*"; scale_fail=1; }
 
 # The management stack only, with an empty fabric.
@@ -68,19 +75,39 @@ scale_wait_active() {
 	return 1
 }
 
+# scale_pairs N: N pairs of distinct HCA port LIDs, "a b" a line.
+scale_pairs() {
+	python3 - "$1" <<'EOF'
+import os, random, sys
+base = "/sys/class/infiniband"
+lids = []
+for d in sorted(os.listdir(base)):
+    if not d.startswith("weftsw"):
+        with open(f"{base}/{d}/ports/1/lid") as f:
+            lids.append(int(f.read(), 16))
+rng = random.Random(27)
+for _ in range(int(sys.argv[1]) if len(lids) > 1 else 0):
+    a, b = rng.sample(lids, 2)
+    print(a, b)
+EOF
+}
+
 # ms since the epoch.
 scale_now() { date +%s%3N; }
 
 # scale_sweep LABEL ENGINE NODES PAIRS: one OpenSM run with ENGINE.
 scale_sweep() {
-	local label=$1 engine=$2 nodes=$3 pairs=$4 t0 up='' act='' i n ok=0 tried=0 lids errs out
+	local label=$1 engine=$2 nodes=$3 pairs=$4 t0 up='' act='' n ok=0 tried=0 a b errs out
 	rm -f /tmp/opensm.log
+	# OpenSM buffers its log file: without a flush per line "SUBNET UP"
+	# may sit in the buffer for good.
+	echo "force_log_flush TRUE" >/tmp/opensm-scale.conf
 	t0=$(scale_now)
 	# -s 0: no periodic sweeps, so the figures are the first sweep's.
-	opensm -g "$(ibstat -p weft0 | head -1)" -f /tmp/opensm.log -s 0 -R "$engine" \
-		>/tmp/opensm.out 2>&1 &
+	opensm -F /tmp/opensm-scale.conf -g "$(ibstat -p weft0 | head -1)" -f /tmp/opensm.log \
+		-s 0 -R "$engine" >/tmp/opensm.out 2>&1 &
 	weft_sm_pid=$!
-	for i in $(seq 1 3000); do
+	for _ in $(seq 1 1500); do
 		grep -q "SUBNET UP" /tmp/opensm.log 2>/dev/null && { up=$(( $(scale_now) - t0 )); break; }
 		kill -0 $weft_sm_pid 2>/dev/null || break
 		sleep 0.2
@@ -92,25 +119,21 @@ scale_sweep() {
 		scale_bad "$label/$engine: ports not ACTIVE: $(scale_not_active | head -5 | tr '\n' ' ')"
 	fi
 	# OpenSM falls back to minhop when an engine refuses the fabric.
-	if grep -q "Routing engine $engine failed\|using default\|falling back" /tmp/opensm.log; then
-		scale_bad "$label/$engine: engine refused: $(grep -i "routing\|fall" /tmp/opensm.log | head -3)"
-	fi
-	n=$(ibnetdiscover 2>/dev/null | grep -cE '^(Switch|Ca)[[:space:]]')
+	grep -q "$engine tables configured on all switches" /tmp/opensm.log ||
+		scale_bad "$label/$engine: engine not used: $(grep "tables configured\|routing engine" /tmp/opensm.log | head -3)"
+	n=$(timeout 600 ibnetdiscover "${scale_diag[@]}" 2>/dev/null | grep -cE '^(Switch|Ca)[[:space:]]')
 	[ "$n" = "$nodes" ] || scale_bad "$label/$engine: ibnetdiscover sees $n nodes, want $nodes"
-	# ibtracert between sampled pairs of HCA LIDs (first, last, random).
-	lids=$(for d in /sys/class/infiniband/weft[0-9]*; do echo $(($(cat "$d/ports/1/lid"))); done | shuf --random-source=<(yes))
-	set -- $lids
-	local all=("$@")
-	for i in $(seq 0 $((pairs - 1))); do
-		local a=${all[$((i * 2 % ${#all[@]}))]} b=${all[$(((i * 2 + 1) % ${#all[@]}))]}
+	# ibtracert between sampled pairs of HCA LIDs (a fixed seed: the same pairs each run).
+	while read -r a b; do
+		[ -n "$b" ] || continue
 		tried=$((tried + 1))
-		if out=$(ibtracert "$a" "$b" 2>&1) && grep -q "^To ca" <<<"$out"; then
+		if out=$(timeout 60 ibtracert "${scale_diag[@]}" "$a" "$b" 2>&1) && grep -q "^To ca" <<<"$out"; then
 			ok=$((ok + 1))
 		else
 			scale_bad "$label/$engine: ibtracert $a $b: $(tail -2 <<<"$out")"
 		fi
-	done
-	out=$(ibqueryerrors 2>&1)
+	done <<<"$(scale_pairs "$pairs")"
+	out=$(timeout 900 ibqueryerrors "${scale_diag[@]}" 2>&1)
 	if grep -q "## Summary: $nodes nodes checked, 0 bad nodes found" <<<"$out" &&
 		! grep -q "query failed\|PMA query failures" <<<"$out"; then
 		errs=clean
@@ -129,13 +152,13 @@ scale_run() {
 	# shellcheck disable=SC2086 # GENERATOR ARGS are words
 	python3 "$scale_topo" $gen >"$file" || { scale_bad "$label: generator failed"; return 1; }
 	counts=$(python3 "$scale_topo" count "$file")
-	h=$(sed 's/.*hcas=\([0-9]*\).*/\1/' <<<"$counts")
-	s=$(sed 's/.*switches=\([0-9]*\).*/\1/' <<<"$counts")
+	h=${counts#*hcas=} s=${counts#*switches=}
+	h=${h%% *} s=${s%% *}
 	scale_load || { scale_bad "$label: loading the stack failed"; return 1; }
 	line=$(python3 "$scale_topo" build "$file") || scale_bad "$label: build failed"
 	echo "SCALE-BUILD $label ${line#TOPO }"
 	# Every HCA port has its umad device (in-tree ib_umad: up to 8192).
-	c=$(ls /sys/class/infiniband_mad | grep -c '^umad')
+	c=$(find /sys/class/infiniband_mad/ -maxdepth 1 -name 'umad*' | wc -l)
 	[ "$c" = "$h" ] || scale_bad "$label: $c umad devices, want $h"
 	# The topology file lists every external port (one line each).
 	want=$(awk '$1 == "switch" { n += $3 } $1 == "hca" { n += ($3 ? $3 : 1) } END { print n }' "$file")
