@@ -142,6 +142,10 @@ scale_sweep() {
 		scale_bad "$label/$engine: ibqueryerrors: $(grep "Summary\|ports checked\|failed" <<<"$out" | head -4)"
 	fi
 	weft_sm_stop
+	if [ "$scale_fail" != 0 ]; then
+		echo "--- $label/$engine: OpenSM's errors and warnings (first 20)"
+		grep -E " ERR | WRN " /tmp/opensm.log | head -20
+	fi
 	echo "SCALE-SWEEP $label $engine up_s=$(scale_s "$up") active_s=$(scale_s "$act") nodes=$n tracert=$ok/$tried errors=${errs:-?}"
 }
 scale_s() { [ -n "$1" ] && printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)) || echo -; }
