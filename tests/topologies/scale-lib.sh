@@ -133,13 +133,14 @@ scale_sweep() {
 			scale_bad "$label/$engine: ibtracert $a $b: $(tail -2 <<<"$out")"
 		fi
 	done <<<"$(scale_pairs "$pairs")"
-	out=$(timeout 900 ibqueryerrors "${scale_diag[@]}" 2>&1)
+	out=$(timeout 300 ibqueryerrors "${scale_diag[@]}" 2>&1)
 	if grep -q "## Summary: $nodes nodes checked, 0 bad nodes found" <<<"$out" &&
 		! grep -q "query failed\|PMA query failures" <<<"$out"; then
 		errs=clean
 	else
 		errs=$(sed -n 's/^## Summary: .*, \([0-9]*\) bad nodes found/\1/p' <<<"$out")
 		scale_bad "$label/$engine: ibqueryerrors: $(grep "Summary\|ports checked\|failed" <<<"$out" | head -4)"
+		grep -v "^#\|^$" <<<"$out" | head -20
 	fi
 	weft_sm_stop
 	if [ "$scale_fail" != 0 ]; then
@@ -158,6 +159,9 @@ scale_run() {
 	counts=$(python3 "$scale_topo" count "$file")
 	h=${counts#*hcas=} s=${counts#*switches=}
 	h=${h%% *} s=${s%% *}
+	# A new subnet: OpenSM's LID cache of the last one would keep that
+	# one's LIDs reserved and push these above them.
+	rm -f /var/cache/opensm/guid2lid
 	scale_load || { scale_bad "$label: loading the stack failed"; return 1; }
 	line=$(python3 "$scale_topo" build "$file") || scale_bad "$label: build failed"
 	echo "SCALE-BUILD $label ${line#TOPO }"
