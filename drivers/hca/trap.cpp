@@ -58,6 +58,13 @@ void TrapSender::raise(Port &port, uint8_t type, uint16_t number, const uint8_t 
 
 void TrapSender::raise_locked(Port &port, uint8_t type, uint16_t number, const uint8_t *details, size_t len)
 {
+	/*
+	 * No SM or no LID yet: there is nobody to tell, and the SM's sweep
+	 * reads the state anyway.  (Kept, the notice would go out once the
+	 * sweep has set the LIDs, before it has set the routes back.)
+	 */
+	if (!port.sm_lid || !port.lid.load(Order::Relaxed))
+		return;
 	uint8_t d[sizeof(Slot::details)] = {};
 	__builtin_memcpy(d, details, len < sizeof(d) ? len : sizeof(d));
 	Slot *free = nullptr;
@@ -119,7 +126,7 @@ bool TrapSender::send_due()
 			more = true;
 			Port &p = *s.port;
 			const uint16_t lid = p.lid.load(Order::Relaxed);
-			/* No SM or no LID yet: the try is spent, the SM's sweep will see the state. */
+			/* The SM took the LID away since: the try is spent. */
 			if (!p.sm_lid || !lid)
 				continue;
 			Due &d = due[n++];
