@@ -36,7 +36,8 @@ scale_load() {
 		name=$(basename "$m" .ko)
 		case " $scale_modules " in *" $name "*) ;; *) continue ;; esac
 		if [ "$name" = weft_hca ]; then
-			insmod "$WEFT_MODDIR/$m" hcas=0 || return 1
+			# Switches in the sysfs class: their node GUIDs for OpenSM's root file.
+			insmod "$WEFT_MODDIR/$m" hcas=0 switch_sysfs=1 || return 1
 		else
 			insmod "$WEFT_MODDIR/$m" || return 1
 		fi
@@ -95,7 +96,10 @@ EOF
 # ms since the epoch.
 scale_now() { date +%s%3N; }
 
-# scale_sweep LABEL ENGINE NODES PAIRS: one OpenSM run with ENGINE.
+# scale_sweep LABEL ENGINE NODES PAIRS: one OpenSM run with ENGINE; a fat
+# tree's roots (its spines or cores) given to updn and ftree: updn's own
+# guess takes the aggregation switches of a 3-level tree with many pods
+# for roots too (most CAs at their largest distance), and leaves dead ends.
 scale_sweep() {
 	local label=$1 engine=$2 nodes=$3 pairs=$4 t0 up='' act='' n ok=0 tried=0 a b errs out
 	rm -f /tmp/opensm.log
@@ -104,8 +108,10 @@ scale_sweep() {
 	echo "force_log_flush TRUE" >/tmp/opensm-scale.conf
 	t0=$(scale_now)
 	# -s 0: no periodic sweeps, so the figures are the first sweep's.
+	local roots=()
+	case $engine in updn | ftree) [ -s /tmp/topo-roots.txt ] && roots=(-a /tmp/topo-roots.txt) ;; esac
 	opensm -F /tmp/opensm-scale.conf -g "$(ibstat -p weft0 | head -1)" -f /tmp/opensm.log \
-		-s 0 -R "$engine" >/tmp/opensm.out 2>&1 &
+		-s 0 -R "$engine" "${roots[@]}" >/tmp/opensm.out 2>&1 &
 	weft_sm_pid=$!
 	for _ in $(seq 1 1500); do
 		grep -q "SUBNET UP" /tmp/opensm.log 2>/dev/null && { up=$(( $(scale_now) - t0 )); break; }
@@ -163,7 +169,8 @@ scale_run() {
 	# one's LIDs reserved and push these above them.
 	rm -f /var/cache/opensm/guid2lid
 	scale_load || { scale_bad "$label: loading the stack failed"; return 1; }
-	line=$(python3 "$scale_topo" build "$file") || scale_bad "$label: build failed"
+	rm -f /tmp/topo-roots.txt
+	line=$(python3 "$scale_topo" build "$file" /tmp/topo-roots.txt) || scale_bad "$label: build failed"
 	echo "SCALE-BUILD $label ${line#TOPO }"
 	# Every HCA port has its umad device (in-tree ib_umad: up to 8192).
 	c=$(find /sys/class/infiniband_mad/ -maxdepth 1 -name 'umad*' | wc -l)

@@ -7,6 +7,9 @@ A topology file has one object a line ('#' starts a comment):
     switch NAME PORTS          a switch with external ports 1..PORTS (<= 63)
     hca NAME [PORTS]           an HCA with 1 (default) or 2 ports
     cable NAME:PORT NAME:PORT  a cable between two ports, by the names above
+    root NAME                  a switch at the top of a tree (the generators
+                               mark a fat tree's spines or cores), for the
+                               SM's root GUID file (opensm -a)
 
 NAME is the configfs entry (/sys/kernel/config/weft/{hcas,switches}/NAME);
 the kernel names the device (weftN, weftswN) when it is enabled, and the
@@ -17,9 +20,13 @@ builder maps one to the other for the cables (Documentation/fabric.md).
     weft-topo.py torus X Y HCAS_PER_SWITCH                     2-D torus
     weft-topo.py random SWITCHES DEGREE HCAS_PER_SWITCH SEED   random graph
         print a topology on stdout
-    weft-topo.py build FILE     make it in configfs, cables up; prints one
+    weft-topo.py build FILE [ROOTS]
+                                make it in configfs, cables up; prints one
                                 "TOPO key=value ..." line with the counts,
-                                the time of each phase and the memory used
+                                the time of each phase and the memory used;
+                                writes the root switches' node GUIDs to
+                                ROOTS (they must be in /sys/class/infiniband:
+                                weft_hca switch_sysfs=1)
     weft-topo.py teardown       remove every configfs entry (cables first)
     weft-topo.py count FILE     "TOPO hcas=N switches=N cables=N"
 
@@ -40,6 +47,7 @@ class Topo:
         self.switches = []  # (name, ports)
         self.hcas = []  # (name, ports)
         self.cables = []  # ((name, port), (name, port))
+        self.roots = []
         self.used = set()
 
     def switch(self, name, ports):
@@ -64,6 +72,8 @@ class Topo:
             print(f"hca {n} {p}" if p != 1 else f"hca {n}", file=out)
         for (a, ap), (b, bp) in self.cables:
             print(f"cable {a}:{ap} {b}:{bp}", file=out)
+        for n in self.roots:
+            print(f"root {n}", file=out)
 
 
 def fattree(leaves, spines, per_leaf, links=1):
@@ -71,6 +81,7 @@ def fattree(leaves, spines, per_leaf, links=1):
     t = Topo()
     for s in range(spines):
         t.switch(f"s{s}", leaves * links)
+        t.roots.append(f"s{s}")
     for l in range(leaves):
         t.switch(f"l{l}", per_leaf + spines * links)
     for l in range(leaves):
@@ -94,6 +105,7 @@ def fattree3(pods, leaves, aggs, cores, per_leaf):
     t = Topo()
     for c in range(cores):
         t.switch(f"c{c}", pods)
+        t.roots.append(f"c{c}")
     for p in range(pods):
         for a in range(aggs):
             t.switch(f"a{p}_{a}", leaves + up)
@@ -181,6 +193,8 @@ def parse(path):
                     t.switch(w[1], int(w[2]))
                 elif w[0] == "hca" and len(w) in (2, 3):
                     t.hca(w[1], int(w[2]) if len(w) == 3 else 1)
+                elif w[0] == "root" and len(w) == 2:
+                    t.roots.append(w[1])
                 elif w[0] == "cable" and len(w) == 3:
                     ends = []
                     for e in w[1:]:
@@ -209,7 +223,7 @@ def used_kib():
     return m["MemTotal"] - m["MemAvailable"]
 
 
-def build(path):
+def build(path, roots_out=None):
     t = parse(path)
     dev = {}
     mem0, t0 = used_kib(), time.monotonic()
@@ -232,6 +246,11 @@ def build(path):
         put(f"{d}/b", f"{dev[b]}:{bp}")
         put(f"{d}/up", "1")
     mem3, t3 = used_kib(), time.monotonic()
+    if roots_out:
+        with open(roots_out, "w") as out:
+            for n in t.roots:
+                with open(f"/sys/class/infiniband/{dev[n]}/node_guid") as f:
+                    print("0x" + f.read().strip().replace(":", ""), file=out)
     ns, nh = len(t.switches), len(t.hcas)
     print(f"TOPO hcas={nh} switches={ns} cables={len(t.cables)}"
           f" switch_s={t1 - t0:.2f} hca_s={t2 - t1:.2f} cable_s={t3 - t2:.2f} build_s={t3 - t0:.2f}"
@@ -261,8 +280,8 @@ def main(argv):
         if len(args) < n or len(args) > n + (argv[1] == "fattree"):
             sys.exit(__doc__)
         fn(*args).write(sys.stdout)
-    elif len(argv) == 3 and argv[1] == "build":
-        build(argv[2])
+    elif len(argv) in (3, 4) and argv[1] == "build":
+        build(*argv[2:])
     elif len(argv) == 3 and argv[1] == "count":
         t = parse(argv[2])
         print(f"TOPO hcas={len(t.hcas)} switches={len(t.switches)} cables={len(t.cables)}")
