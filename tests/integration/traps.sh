@@ -8,10 +8,12 @@
 #      with its own TID, logged once (the SM's TrapRepress stops the
 #      repeats);
 #   2. trap 256: a PortInfo Get to weft1 without the M_Key is refused and
-#      reported as a Bad M_Key notice from weft1's LID, logged once;
+#      reported as a Bad M_Key notice from weft1's LID (one for the Get
+#      and each retry smpquery makes after the repress), none repeated;
 #   3. trap 257: three MADs from weft0's QP1 in partition 0x8002, which
-#      weft1 is not in, are dropped at weft1 and reported as one Bad P_Key
-#      notice from weft1's LID.
+#      weft1 is not in, are dropped at weft1 and reported as Bad P_Key
+#      notices from weft1's LID (one, or a new one for a packet that came
+#      after the repress), none repeated.
 # How long each took from the event to OpenSM's log is printed (never
 # asserted: the bound is the test's time, not the host's speed).
 set -u
@@ -28,17 +30,20 @@ wait_log() {
 	done
 	return 1
 }
-# logged_once NUM T0 WHAT: trap NUM from weft1 in the log (the time since T0
-# printed), and after 3 s still once: repressed, not repeated.
-logged_once() {
-	local pat="num:$1 .* from LID:$lid1 "
+# repressed NUM T0 WHAT MAX: trap NUM from weft1 in the log (the time since
+# T0 printed); after 3 s, at most MAX notices (one per event), each TID
+# logged once: repressed, not repeated.
+repressed() {
+	local pat="num:$1 .* from LID:$lid1 " t
 	if wait_log "$pat" 1; then
 		echo "traps: $1 in OpenSM's log $(( $(now) - $2 )) ms after $3"
 	else
 		bad "no trap $1 from LID $lid1: $(grep -i "notice\|trap" /tmp/opensm.log | tail -3)"
 	fi
 	sleep 3
-	[ "$(grep -c "$pat" /tmp/opensm.log)" = 1 ] || bad "trap $1 logged $(grep -c "$pat" /tmp/opensm.log) times, want 1"
+	t=$(tids "$pat")
+	[ "$(wc -l <<<"$t")" -le "$4" ] || bad "trap $1 logged $(wc -l <<<"$t") times, want at most $4"
+	[ "$(uniq -d <<<"$t")" = "" ] || bad "trap $1 repeated after the TrapRepress: TIDs $(tr "\n" " " <<<"$t")"
 }
 # tids PATTERN: the TIDs of the notices matching PATTERN, one a line, sorted.
 tids() { grep "$1" /tmp/opensm.log | sed -n 's/.*TID:\(0x[0-9a-f]*\).*/\1/p' | sort; }
@@ -99,7 +104,8 @@ echo "trap 144 TIDs: $(tr "\n" " " <<<"$t")"
 t0=$(now)
 timeout 30 smpquery -C weft0 -P 1 portinfo "$lid1" 1 >/tmp/smpquery.out 2>&1 &
 q=$!
-logged_once 256 "$t0" "the Get was sent"
+# smpquery sends the Get again on its timeouts: a notice for each after a repress.
+repressed 256 "$t0" "the Get was sent" 4
 wait $q && bad "PortInfo Get without the M_Key answered at protection level 2"
 
 # 3. Trap 257: GSI MADs in a partition weft1 is not in.
@@ -127,7 +133,8 @@ for _ in range(3):
     os.write(fd, hdr + mad)
 os.close(fd)
 PY
-logged_once 257 "${t0:-0}" "the MADs were sent"
+# Three packets: one notice, or a new one for a packet after the repress.
+repressed 257 "${t0:-0}" "the MADs were sent" 3
 grep "num:1[0-9][0-9] \|num:2[0-9][0-9] " /tmp/opensm.log | cut -c1-200
 weft_sm_stop
 weft_unload || fail=1
