@@ -7,9 +7,10 @@ A topology file has one object a line ('#' starts a comment):
     switch NAME PORTS          a switch with external ports 1..PORTS (<= 63)
     hca NAME [PORTS]           an HCA with 1 (default) or 2 ports
     cable NAME:PORT NAME:PORT  a cable between two ports, by the names above
-    root NAME                  a switch at the top of a tree (the generators
-                               mark a fat tree's spines or cores), for the
-                               SM's root GUID file (opensm -a)
+    root NAME                  a root for up/down routing (the generators mark
+                               a fat tree's spines or cores, one switch of a
+                               torus or random graph), for the SM's root
+                               GUID file (opensm -a)
 
 NAME is the configfs entry (/sys/kernel/config/weft/{hcas,switches}/NAME);
 the kernel names the device (weftN, weftswN) when it is enabled, and the
@@ -136,6 +137,8 @@ def torus(x, y, per_switch):
     for j in range(y):
         for i in range(x):
             t.switch(name(i, j), 4 + per_switch)
+    # updn's own guess finds no root in a torus (every switch looks alike).
+    t.roots.append(name(0, 0))
     for j in range(y):
         for i in range(x):
             t.cable((name(i, j), 1), (name(i + 1, j), 2))
@@ -159,6 +162,7 @@ def random_graph(switches, degree, per_switch, seed):
     names = [f"r{i}" for i in range(switches)]
     for n in names:
         t.switch(n, degree + per_switch)
+    t.roots.append(names[0])  # for updn: any switch will do
     free = {n: list(range(1, degree + 1)) for n in names}
     order = names[:]
     rng.shuffle(order)
