@@ -16,11 +16,14 @@ namespace {
 
 const Logger log("weft_verbs");
 
-constexpr size_t max_devices = 256;
+/* Names weft0..weft8191 (and weftsw0..): as many as in-tree ib_umad has ports. */
+constexpr size_t max_devices = 8192;
 
 struct RegistryState {
 	List<Device, &Device::node> devices;
 	List<Client, &Client::node> clients;
+	/* Scratch for Registry::name(): indices in use for one name format. */
+	uint64_t taken[max_devices / 64];
 };
 
 using RegistryLock = Protected<RegistryState, Mutex>;
@@ -34,12 +37,24 @@ RegistryLock &reg()
 	return *registry;
 }
 
-bool name_taken(RegistryState &r, const char *name)
+/*
+ * The index in @name if it is @prefix followed by a decimal number written
+ * as format() writes one (no sign, no leading zero), else -1.
+ */
+long name_index(const char *name, const char *prefix, size_t plen)
 {
-	for (Device &d : r.devices)
-		if (__builtin_strcmp(d.name(), name) == 0)
-			return true;
-	return false;
+	if (__builtin_strncmp(name, prefix, plen) != 0)
+		return -1;
+	const char *d = name + plen;
+	if (!*d || (d[0] == '0' && d[1]))
+		return -1;
+	long v = 0;
+	for (; *d; d++) {
+		if (*d < '0' || *d > '9' || v >= long(max_devices))
+			return -1;
+		v = v * 10 + (*d - '0');
+	}
+	return v;
 }
 
 void registry_init()
@@ -57,13 +72,30 @@ void registry_exit()
 
 class Registry {
 public:
-	/* Pick the lowest free index for the device's name format. */
+	/*
+	 * Pick the lowest free index for the device's name format ("<prefix>%d")
+	 * in one pass over the devices: fabrics of thousands of nodes register
+	 * each in time linear in the number registered.
+	 */
 	static Result<void> name(RegistryState &r, Device &dev)
 	{
-		for (size_t i = 0; i < max_devices; i++) {
-			format(dev.name_, sizeof(dev.name_), dev.name_fmt_, static_cast<int>(i));
-			if (!name_taken(r, dev.name_))
-				return ok();
+		const char *fmt = dev.name_fmt_;
+		size_t plen = __builtin_strlen(fmt);
+		if (plen < 2 || __builtin_strcmp(fmt + plen - 2, "%d") != 0)
+			return Error(err::EINVAL);
+		plen -= 2;
+		__builtin_memset(r.taken, 0, sizeof(r.taken));
+		for (Device &d : r.devices) {
+			long i = name_index(d.name(), fmt, plen);
+			if (i >= 0)
+				r.taken[i / 64] |= 1ull << (i % 64);
+		}
+		for (size_t w = 0; w < max_devices / 64; w++) {
+			if (r.taken[w] == ~0ull)
+				continue;
+			size_t i = w * 64 + static_cast<size_t>(__builtin_ctzll(~r.taken[w]));
+			format(dev.name_, sizeof(dev.name_), fmt, static_cast<int>(i));
+			return ok();
 		}
 		return Error(err::ENOSPC);
 	}

@@ -405,7 +405,11 @@ const char *node_name(Node &n)
 	return n.device() ? n.device()->name() : "?";
 }
 
-/* One line per external port: "<dev>:<port> <peer or -> <state> lid=<lid>". */
+/*
+ * One line per external port: "<dev>:<port> <peer or -> <state> lid=<lid>".
+ * With no buffer (size 0) only the length is counted; else whole lines
+ * only, so a fabric that grew since the length was taken is cut at a line.
+ */
 void show_topology(Out &o)
 {
 	Fabric &f = Fabric::get();
@@ -415,12 +419,20 @@ void show_topology(Out &o)
 			Port *p = n.port(i);
 			if (!p)
 				continue;
-			o.put("%s:%u ", node_name(n), i);
+			char peer[32] = "-";
 			if (Port *q = p->peer())
-				o.put("%s:%u", node_name(q->node), q->num);
-			else
-				o.put("-");
-			o.put(" %s lid=%u\n", state_name(p->state.load(Order::Relaxed)), p->lid.load(Order::Relaxed));
+				format(peer, sizeof(peer), "%s:%u", node_name(q->node), q->num);
+			char line[96];
+			size_t len = format(line, sizeof(line), "%s:%u %s %s lid=%u\n", node_name(n), i,
+					    peer, state_name(p->state.load(Order::Relaxed)),
+					    p->lid.load(Order::Relaxed));
+			if (len >= sizeof(line))
+				len = sizeof(line) - 1;
+			if (o.size && o.len + len > o.size)
+				return;
+			if (o.size)
+				__builtin_memcpy(o.buf + o.len, line, len);
+			o.len += len;
 		}
 	}
 }
@@ -483,18 +495,21 @@ long weft_ctl_show(enum weft_ctl_kind kind, void *obj, enum weft_ctl_attr attr, 
 {
 	Out o{buf, size};
 	long r = 0;
-	if (kind == WEFT_CTL_FABRIC) {
-		if (attr != WEFT_CTL_TOPOLOGY)
-			return -err::EINVAL;
-		show_topology(o);
-		return static_cast<long>(o.len);
-	}
+	if (kind == WEFT_CTL_FABRIC)
+		return -err::EINVAL;
 	MutexGuard g(*ctl_lock);
 	if (kind == WEFT_CTL_CABLE)
 		r = cable_show(*static_cast<CableItem *>(obj), attr, o);
 	else
 		r = node_show(*static_cast<NodeItem *>(obj), attr, o);
 	return r ? r : static_cast<long>(o.len);
+}
+
+long weft_ctl_topology(char *buf, size_t size)
+{
+	Out o{buf, size};
+	show_topology(o);
+	return static_cast<long>(o.len); /* configfs refuses more than its max (EFBIG) */
 }
 
 long weft_ctl_store(enum weft_ctl_kind kind, void *obj, enum weft_ctl_attr attr, const char *buf, size_t len)

@@ -26,7 +26,7 @@ enum weft_ctl_kind {
 /* Attributes (files); which kind has which is fixed by the shim's tables. */
 enum weft_ctl_attr {
 	WEFT_CTL_AUTOCONF,	/* fabric: write 1 */
-	WEFT_CTL_TOPOLOGY,	/* fabric: read, one line per node */
+	WEFT_CTL_TOPOLOGY,	/* fabric: read, one line per external port (weft_ctl_topology) */
 	WEFT_CTL_PORTS,		/* hca, switch */
 	WEFT_CTL_ENABLE,
 	WEFT_CTL_DEVICE,
@@ -53,6 +53,12 @@ void weft_ctl_free(enum weft_ctl_kind kind, void *obj);
 /* Bytes written to @buf (at most @size), or -errno.  @obj is NULL for the root. */
 long weft_ctl_show(enum weft_ctl_kind kind, void *obj, enum weft_ctl_attr attr, char *buf,
 		   size_t size);
+/*
+ * The topology text: with @size 0 its length, else the whole lines of it
+ * that fit in @buf; bytes, or -errno.  At most WEFT_CTL_TOPOLOGY_MAX.
+ */
+long weft_ctl_topology(char *buf, size_t size);
+#define WEFT_CTL_TOPOLOGY_MAX (16u << 20)
 /* @len on success, or -errno. */
 long weft_ctl_store(enum weft_ctl_kind kind, void *obj, enum weft_ctl_attr attr, const char *buf,
 		    size_t len);

@@ -12,6 +12,9 @@
 namespace weft::hca {
 
 namespace {
+
+/* Stack left below which Port::transmit defers instead of delivering inline. */
+constexpr unsigned long deep_stack = 6144;
 const Logger log("weft_hca");
 
 Fabric *fabric;
@@ -207,6 +210,14 @@ void Port::transmit(Own<PacketBuf> pkt)
 	PortCounters::bump(counters.xmit_words, pkt->wire_words());
 	if (faulty)
 		return faults_.transmit(*p, move(pkt));
+	/*
+	 * In-host packets cross switches inline, each hop some 550 bytes
+	 * deeper on the sender's stack; an SMP and its answer across an 8 x 8
+	 * torus (20 hops) overflowed it.  Deep in, the packet goes on from
+	 * the release work of this direction's fault queue.
+	 */
+	if (__builtin_expect(weft_stack_left() < deep_stack, 0))
+		return faults_.defer(*p, move(pkt));
 	deliver(*p, move(pkt));
 }
 

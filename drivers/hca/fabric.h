@@ -226,8 +226,14 @@ public:
 		(void)what;
 		(void)was;
 	}
-	/* A TrapRepress from the SM reached the SMA (under mgmt_lock): stop repeating traps. */
-	virtual void trap_repressed_locked() {}
+	/* A TrapRepress with @tid reached the SMA through @p (under mgmt_lock): stop that trap. */
+	virtual void trap_repressed_locked(Port &p, uint64_t tid)
+	{
+		(void)p;
+		(void)tid;
+	}
+	/* The traps its SMA sends beside the switch's 128 (trap.h); none for a node without. */
+	virtual class TrapSender *trap_sender() { return nullptr; }
 	virtual Port *port(uint8_t num) = 0;
 	virtual uint8_t port_count() const = 0; /* external ports */
 	virtual bool is_switch() const = 0;

@@ -156,6 +156,18 @@ void Faults::transmit(Port &to, Own<PacketBuf> pkt)
 	release_overtaken(to);
 }
 
+void Faults::defer(Port &to, Own<PacketBuf> pkt)
+{
+	/* A held packet outlives the run that sent it: it needs its own bytes. */
+	pkt->from = nullptr;
+	if (!pkt->materialize()) {
+		PortCounters::bump(to.counters.rcv_errors);
+		return;
+	}
+	deferred_.fetch_add(1, Order::Relaxed);
+	hold(delayed_, 0, move(pkt), Own<PacketBuf>());
+}
+
 void Faults::hold(Queue &q, uint32_t ms, Own<PacketBuf> pkt, Own<PacketBuf> copy)
 {
 	uint64_t due = weft_jiffies() + weft_msecs_to_jiffies(ms);

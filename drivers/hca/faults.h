@@ -81,6 +81,13 @@ public:
 	 */
 	void purge();
 
+	/*
+	 * Hand @pkt to @to from the release work instead of inline (Port::
+	 * transmit, deep in the stack); held like a delayed packet, due now.
+	 */
+	void defer(Port &to, Own<PacketBuf> pkt);
+	uint64_t deferred() const { return deferred_.load(Order::Relaxed); }
+
 	/* One decision for one packet: uses up a count first (for tests). */
 	bool decide(FaultKind k);
 
@@ -108,6 +115,7 @@ private:
 	Atomic<uint64_t> injected_[fault_kinds] = {};
 	Atomic<uint32_t> delay_ms_{10}, reorder_ms_{10};
 	Atomic<uint32_t> held_{0};
+	Atomic<uint64_t> deferred_{0}; /* packets defer() took, since the port was made */
 	Atomic<bool> armed_{false}; /* some knob was set since the last clear() */
 
 	SpinLock lock_; /* the two queues */

@@ -12,6 +12,7 @@
 
 #include "fabric.h"
 #include "mcast.h"
+#include "trap.h"
 
 namespace weft::hca {
 
@@ -41,6 +42,8 @@ public:
 	/* Classes 0x01 and 0x81 to the SMA (sma.h), 0x04 to the PMA (pma.h); any context. */
 	verbs::MadOutcome process_mad(const verbs::MadIn &in, const uint8_t *mad, uint8_t *out) override;
 	Result<void> modify_port(uint8_t port, uint32_t set_caps, uint32_t clear_caps) override;
+	void trap_repressed_locked(Port &p, uint64_t tid) override { traps_.repressed_locked(p, tid); }
+	TrapSender *trap_sender() override { return &traps_; }
 
 	/* The QP a packet for @qpn arriving on @port is for, with a reference. */
 	Ref<SoftQp> lookup_qp(uint32_t qpn, uint8_t port);
@@ -61,6 +64,7 @@ private:
 	SoftQp *special_[max_ports][2] = {};
 	McastTable mcast_[max_ports];
 	uint32_t next_qpn_ = 2;
+	TrapSender traps_{*this}; /* after ports_: its work is cancelled before they go */
 
 	/* Port events the SMA raised, dispatched from process context in order. */
 	void queue_event(verbs::EventType t, uint8_t port);

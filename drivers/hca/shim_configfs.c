@@ -70,8 +70,18 @@ static ssize_t weft_cfs_store(struct config_item *item, enum weft_ctl_attr attr,
 
 WEFT_CFS_STORE(autoconf, WEFT_CTL_AUTOCONF)
 CONFIGFS_ATTR_WO(weft_cfs_, autoconf);
-WEFT_CFS_SHOW(topology, WEFT_CTL_TOPOLOGY)
-CONFIGFS_ATTR_RO(weft_cfs_, topology);
+
+/*
+ * topology is a binary attribute: a text attribute is one page, and a
+ * fabric of a thousand nodes takes far more.  configfs calls read twice,
+ * with no buffer for the length and then with a buffer of that length;
+ * a fabric changed in between shows only the whole lines that fit.
+ */
+static ssize_t weft_cfs_topology_read(struct config_item *item, void *buf, size_t size)
+{
+	return weft_ctl_topology(buf, buf ? size : 0);
+}
+CONFIGFS_BIN_ATTR_RO(weft_cfs_, topology, NULL, WEFT_CTL_TOPOLOGY_MAX);
 WEFT_CFS_RW(ports, WEFT_CTL_PORTS);
 WEFT_CFS_RW(enable, WEFT_CTL_ENABLE);
 WEFT_CFS_SHOW(device, WEFT_CTL_DEVICE)
@@ -86,7 +96,11 @@ WEFT_CFS_RW(reorder, WEFT_CTL_REORDER);
 WEFT_CFS_RW(delay, WEFT_CTL_DELAY);
 
 static struct configfs_attribute *weft_cfs_root_attrs[] = {
-	&weft_cfs_attr_autoconf, &weft_cfs_attr_topology, NULL,
+	&weft_cfs_attr_autoconf, NULL,
+};
+
+static struct configfs_bin_attribute *weft_cfs_root_bin_attrs[] = {
+	&weft_cfs_attr_topology, NULL,
 };
 
 static struct configfs_attribute *weft_cfs_node_attrs[] = {
@@ -157,6 +171,7 @@ static const struct config_item_type weft_cfs_group_type = {
 
 static const struct config_item_type weft_cfs_root_type = {
 	.ct_attrs = weft_cfs_root_attrs,
+	.ct_bin_attrs = weft_cfs_root_bin_attrs,
 	.ct_owner = THIS_MODULE,
 };
 

@@ -9,6 +9,7 @@
 
 #include "sma.h"
 #include "switch.h"
+#include "trap.h"
 
 namespace weft::hca::sma {
 
@@ -41,8 +42,10 @@ Port *port_for(Ctx &c, uint32_t num)
 uint32_t default_ca_caps()
 {
 	namespace cap = verbs::port_cap;
+	/* IsTrapSupported: a CA port sends traps 144 and 256 (trap.h). */
 	return cap::is_sl_mapping_supported | cap::is_system_image_guid_supported |
-	       cap::is_extended_speeds_supported | cap::is_client_reregistration_supported;
+	       cap::is_extended_speeds_supported | cap::is_client_reregistration_supported |
+	       cap::is_trap_supported;
 }
 
 uint32_t default_switch_caps()
@@ -59,6 +62,41 @@ namespace {
 Port *key_port(Ctx &c)
 {
 	return c.node.port(c.node.is_switch() ? 0 : c.in.port);
+}
+
+/*
+ * IBA 14.2.4.2, 14.2.5.1 trap 256 (Bad M_Key): the offending SMP's DrSLID,
+ * method, attribute, modifier and key, and for a directed-route one its
+ * hop count and return path (30 hops of it; DRPathTruncated beyond).
+ * Under mgmt_lock.
+ */
+void bad_m_key_trap(Ctx &c, Port &p)
+{
+	TrapSender *t = c.node.trap_sender();
+	if (!t)
+		return;
+	uint8_t d[54] = {};
+	auto put16 = [&d](size_t at, uint16_t v) {
+		d[at] = static_cast<uint8_t>(v >> 8);
+		d[at + 1] = static_cast<uint8_t>(v);
+	};
+	const uint16_t lid = p.lid.load(Order::Relaxed);
+	put16(2, lid);
+	put16(4, c.req.dr_slid.get());
+	d[6] = c.req.method.get();
+	put16(8, c.req.attr_id.get());
+	put16(10, static_cast<uint16_t>(c.req.attr_mod.get() >> 16));
+	put16(12, static_cast<uint16_t>(c.req.attr_mod.get()));
+	const uint64_t key = c.req.m_key.get();
+	for (int i = 0; i < 8; i++)
+		d[14 + i] = static_cast<uint8_t>(key >> (56 - 8 * i));
+	if (c.req.mgmt_class.get() == iba::mgmt_class::subn_directed_route) {
+		const uint8_t hops = c.req.hop_count.get() & 0x3f;
+		const uint8_t keep = hops < 30 ? hops : 30;
+		d[23] = static_cast<uint8_t>(0x80 | (hops > 30 ? 0x40 : 0) | hops);
+		__builtin_memcpy(d + 24, c.req.return_path, keep);
+	}
+	t->raise_locked(p, iba::notice::type_security, trap::bad_m_key, d, sizeof(d));
 }
 
 /*
@@ -89,6 +127,7 @@ bool m_key_ok(Ctx &c, bool &matched)
 		return true;
 	if (m.m_key_violations != 0xffff)
 		m.m_key_violations++;
+	bad_m_key_trap(c, *p);
 	if (!m.lease_deadline && m.m_key_lease_period)
 		m.lease_deadline = (now + weft_msecs_to_jiffies(m.m_key_lease_period * 1000u)) | 1;
 	return false;
@@ -225,7 +264,7 @@ MadOutcome process(Node &node, const verbs::MadIn &in, const Smp &req, Smp &resp
 			return MadOutcome::Consumed;
 		if (mth == method::trap_repress) {
 			/* IBA 14.2.5.1: the SM has the notice; the switch stops repeating it. */
-			node.trap_repressed_locked();
+			node.trap_repressed_locked(*key_port(c), req.tid.get());
 			return MadOutcome::Consumed;
 		}
 		if (!get_set)

@@ -43,7 +43,8 @@ public:
 	void receive(Port &in, Own<PacketBuf> pkt) override;
 	void link_changed(Port &p) override;
 	void port_changed(Port &p, uint8_t what, verbs::PortState was) override;
-	void trap_repressed_locked() override { mgmt.trap_pending = false; }
+	/* Trap 128 is the switch's only notice: any TrapRepress answers it. */
+	void trap_repressed_locked(Port &, uint64_t) override { mgmt.trap_pending = false; }
 	Port *port(uint8_t num) override { return num <= nports_ ? &ports_[num] : nullptr; }
 	uint8_t port_count() const override { return nports_; }
 	bool is_switch() const override { return true; }

@@ -14,6 +14,7 @@
 #include "crc.h"
 #include "sma.h"
 #include "switch.h"
+#include "trap.h"
 
 namespace weft::hca {
 
@@ -30,24 +31,6 @@ iba::Smp &smp_of(PacketBuf &pkt)
 iba::Lrh &lrh_of(PacketBuf &pkt)
 {
 	return *reinterpret_cast<iba::Lrh *>(pkt.data());
-}
-
-/* A fresh VL15 packet carrying @smp (unsealed: it travels in-host). */
-Result<Own<PacketBuf>> smp_packet(const uint8_t *smp, uint16_t dlid, uint16_t slid)
-{
-	PacketSpec s;
-	s.vl = 15;
-	s.dlid = dlid;
-	s.slid = slid;
-	s.opcode = iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
-	s.dqp = 0;
-	s.sqp = 0;
-	s.qkey = 0;
-	s.payload = ConstBytes(smp, iba::mad_size);
-	const size_t len = WEFT_TRY(packet_length(s));
-	auto pkt = WEFT_TRY(PacketBuf::alloc(Gfp::Atomic, static_cast<uint32_t>(len)));
-	pkt->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(pkt->data(), len), s, false)));
-	return pkt;
 }
 
 /* Well formed for QP0 (IBA 14.2.1, 9.6): a UD SEND ONLY of exactly one MAD. */
@@ -208,21 +191,10 @@ void Switch::trap_tick(DelayedWork &w)
 /* IBA 14.2.5.1, table 148: trap 128, "link state of a port of the switch at LIDADDR changed". */
 void Switch::send_trap_128(uint16_t sm_lid, uint16_t lid, uint64_t m_key, uint32_t tid)
 {
-	iba::Smp smp{};
-	smp.base_version.set(1);
-	smp.mgmt_class.set(iba::mgmt_class::subn_lid_routed);
-	smp.class_version.set(1);
-	smp.method.set(iba::method::trap);
-	smp.tid.set(tid);
-	smp.attr_id.set(iba::smp_attr::notice);
-	smp.m_key.set(m_key); /* IBA 14.2.4: a trap carries the port's M_Key */
-	auto &n = *reinterpret_cast<iba::Notice *>(smp.data);
-	iba::Notice::IsGeneric::set(n.generic_type, 1);
-	iba::Notice::Type::set(n.generic_type, iba::notice::type_urgent);
-	n.producer_lo.set(iba::notice::producer_switch);
-	n.trap_number.set(iba::notice::trap_link_state_change);
-	n.issuer_lid.set(lid);
-	reinterpret_cast<be16 *>(n.data_details)->set(lid); /* LIDADDR */
+	iba::Smp smp;
+	uint8_t lidaddr[2] = {static_cast<uint8_t>(lid >> 8), static_cast<uint8_t>(lid)};
+	fill_trap(smp, tid, m_key, iba::notice::type_urgent, iba::notice::producer_switch,
+		  iba::notice::trap_link_state_change, lid, lidaddr, sizeof(lidaddr));
 	auto pkt = smp_packet(reinterpret_cast<const uint8_t *>(&smp), sm_lid, lid);
 	if (!pkt) {
 		PortCounters::bump(ports_[0].counters.vl15_dropped);

@@ -3,6 +3,7 @@
 #include <linux/cpumask.h>
 #include <linux/export.h>
 #include <linux/numa.h>
+#include <linux/sched/task_stack.h>
 #include <linux/smp.h>
 
 #include "weft/layout.h"
@@ -40,3 +41,14 @@ unsigned int weft_online_cpus(void)
 	return num_online_cpus();
 }
 EXPORT_SYMBOL_GPL(weft_online_cpus);
+
+unsigned long weft_stack_left(void)
+{
+	unsigned long sp = (unsigned long)__builtin_frame_address(0);
+	unsigned long base = (unsigned long)task_stack_page(current);
+
+	if (sp < base || sp >= base + THREAD_SIZE)
+		return THREAD_SIZE;
+	return sp - base;
+}
+EXPORT_SYMBOL_GPL(weft_stack_left);

@@ -210,7 +210,7 @@ public:
 			port->kill();
 			{
 				MutexGuard g(lock_);
-				used_ &= ~(1ull << port->num);
+				used_[port->num / 64] &= ~(1ull << (port->num % 64));
 			}
 			port->put(); /* the client's */
 		}
@@ -222,11 +222,16 @@ private:
 		uint32_t n;
 		{
 			MutexGuard g(lock_);
-			for (n = 0; n < WEFT_UMAD_MAX_PORTS && (used_ >> n) & 1; n++)
-				;
+			n = WEFT_UMAD_MAX_PORTS;
+			for (uint32_t w = 0; w < WEFT_UMAD_MAX_PORTS / 64; w++) {
+				if (used_[w] != ~0ull) {
+					n = w * 64 + static_cast<uint32_t>(__builtin_ctzll(~used_[w]));
+					break;
+				}
+			}
 			if (n == WEFT_UMAD_MAX_PORTS)
 				return Error(err::ENOSPC);
-			used_ |= 1ull << n;
+			used_[n / 64] |= 1ull << (n % 64);
 		}
 		Port *port = new (Gfp::Sleep) Port(dev, mp, p, n);
 		auto started = port ? port->start() : Result<void>(Error(err::ENOMEM));
@@ -236,7 +241,7 @@ private:
 				port->put();
 			}
 			MutexGuard g(lock_);
-			used_ &= ~(1ull << n);
+			used_[n / 64] &= ~(1ull << (n % 64));
 			return started;
 		}
 		MutexGuard g(lock_);
@@ -246,7 +251,7 @@ private:
 
 	Mutex lock_;
 	List<Port, &Port::node> ports_; /* under lock_ */
-	uint64_t used_ = 0;		/* numbers N in use, under lock_ */
+	uint64_t used_[WEFT_UMAD_MAX_PORTS / 64] = {}; /* numbers N in use, under lock_ */
 };
 
 UmadClient *the_client;

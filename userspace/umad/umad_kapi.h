@@ -31,8 +31,12 @@ WEFT_C_BEGIN
 
 /* IB_USER_MAD_ABI_VERSION of the in-tree ABI. */
 #define WEFT_UMAD_ABI_VERSION 5
-/* umadN and issmN: N in 0..WEFT_UMAD_MAX_PORTS-1. */
-#define WEFT_UMAD_MAX_PORTS 64
+/*
+ * umadN and issmN: N in 0..WEFT_UMAD_MAX_PORTS-1.  In-tree 6.1 ib_umad
+ * allows RDMA_MAX_PORTS (8192) ports; so does Weft (one region of
+ * 2 * 8192 minors: umad first, then issm).
+ */
+#define WEFT_UMAD_MAX_PORTS 8192
 
 /* poll() result bits of weft_umad_file_poll(). */
 #define WEFT_UMAD_POLL_IN 1u

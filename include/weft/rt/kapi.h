@@ -157,6 +157,11 @@ int weft_this_cpu(void);
 /* The CPU for interrupt vector @v of a device: the online CPUs in turn. */
 int weft_vector_cpu(unsigned int v);
 unsigned int weft_online_cpus(void);
+/*
+ * Bytes left below the caller on its task's kernel stack; THREAD_SIZE
+ * when it runs on another stack (an interrupt stack), where this cannot tell.
+ */
+unsigned long weft_stack_left(void);
 
 /* --- logging, formatting, diagnostics, time (shim_log.c) ----------------- */
 /* Kernel log levels 0 (emerg) .. 7 (debug). */

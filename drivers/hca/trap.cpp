@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Traps from a node's SMA (trap.h): the notice in an SMP, and the slots
+ * that repeat it until the SM represses it.
+ */
+#include <weft/iba/dr.h>
+
+#include "packet.h"
+#include "trap.h"
+
+namespace weft::hca {
+
+Result<Own<PacketBuf>> smp_packet(const uint8_t *smp, uint16_t dlid, uint16_t slid)
+{
+	PacketSpec s;
+	s.vl = 15;
+	s.dlid = dlid;
+	s.slid = slid;
+	s.opcode = iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
+	s.dqp = 0;
+	s.sqp = 0;
+	s.qkey = 0;
+	s.payload = ConstBytes(smp, iba::mad_size);
+	const size_t len = WEFT_TRY(packet_length(s));
+	auto pkt = WEFT_TRY(PacketBuf::alloc(Gfp::Atomic, static_cast<uint32_t>(len)));
+	pkt->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(pkt->data(), len), s, false)));
+	return pkt;
+}
+
+void fill_trap(iba::Smp &smp, uint32_t tid, uint64_t m_key, uint8_t type, uint32_t producer,
+	       uint16_t number, uint16_t issuer_lid, const uint8_t *details, size_t len)
+{
+	smp = iba::Smp{};
+	smp.base_version.set(1);
+	smp.mgmt_class.set(iba::mgmt_class::subn_lid_routed);
+	smp.class_version.set(1);
+	smp.method.set(iba::method::trap);
+	smp.tid.set(tid);
+	smp.attr_id.set(iba::smp_attr::notice);
+	smp.m_key.set(m_key);
+	auto &n = *reinterpret_cast<iba::Notice *>(smp.data);
+	iba::Notice::IsGeneric::set(n.generic_type, 1);
+	iba::Notice::Type::set(n.generic_type, type);
+	n.producer_hi.set(static_cast<uint8_t>(producer >> 16));
+	n.producer_lo.set(static_cast<uint16_t>(producer));
+	n.trap_number.set(number);
+	n.issuer_lid.set(issuer_lid);
+	__builtin_memcpy(n.data_details, details, len < sizeof(n.data_details) ? len : sizeof(n.data_details));
+}
+
+TrapSender::TrapSender(Node &node) : node_(node), work_(tick, WEFT_LOCK_CLASS("weft_hca_trap")) {}
+
+void TrapSender::raise(Port &port, uint8_t type, uint16_t number, const uint8_t *details, size_t len)
+{
+	SpinGuardBh g(node_.mgmt_lock);
+	raise_locked(port, type, number, details, len);
+}
+
+void TrapSender::raise_locked(Port &port, uint8_t type, uint16_t number, const uint8_t *details, size_t len)
+{
+	/*
+	 * No SM or no LID yet: there is nobody to tell, and the SM's sweep
+	 * reads the state anyway.  (Kept, the notice would go out once the
+	 * sweep has set the LIDs, before it has set the routes back.)
+	 */
+	if (!port.sm_lid || !port.lid.load(Order::Relaxed))
+		return;
+	uint8_t d[sizeof(Slot::details)] = {};
+	__builtin_memcpy(d, details, len < sizeof(d) ? len : sizeof(d));
+	Slot *free = nullptr;
+	for (Slot &s : slots_) {
+		if (!s.port) {
+			free = free ? free : &s;
+			continue;
+		}
+		/* IBA 13.4.9: the SM has not repressed this one yet; its repeats stand for the new one. */
+		if (s.port == &port && s.number == number && !__builtin_memcmp(s.details, d, sizeof(d)))
+			return;
+	}
+	if (!free) {
+		dropped_.fetch_add(1, Order::Relaxed);
+		return;
+	}
+	*free = Slot{};
+	free->port = &port;
+	free->type = type;
+	free->number = number;
+	/* IBA 13.4.6.4: repeats of one notice carry its TID; a new notice gets a new one. */
+	free->tid = ++next_tid_;
+	__builtin_memcpy(free->details, d, sizeof(d));
+	work_.modify(0);
+}
+
+void TrapSender::repressed_locked(Port &port, uint64_t tid)
+{
+	for (Slot &s : slots_) {
+		if (s.port == &port && s.tid == tid) {
+			s.port = nullptr;
+			repressed_.fetch_add(1, Order::Relaxed);
+		}
+	}
+}
+
+bool TrapSender::send_due()
+{
+	struct Due {
+		Port *port;
+		uint16_t sm_lid, lid;
+		iba::Smp smp;
+	};
+	Due *due = new (Gfp::Sleep) Due[nslots];
+	if (!due)
+		return true; /* try again at the next tick */
+	uint8_t n = 0;
+	bool more = false;
+	{
+		SpinGuardBh g(node_.mgmt_lock);
+		for (Slot &s : slots_) {
+			if (!s.port)
+				continue;
+			if (s.tries >= trap::repeats) {
+				s.port = nullptr; /* no SM answered: its next sweep finds the state */
+				continue;
+			}
+			s.tries++;
+			more = true;
+			Port &p = *s.port;
+			const uint16_t lid = p.lid.load(Order::Relaxed);
+			/* The SM took the LID away since: the try is spent. */
+			if (!p.sm_lid || !lid)
+				continue;
+			Due &d = due[n++];
+			d.port = &p;
+			d.sm_lid = p.sm_lid;
+			d.lid = lid;
+			fill_trap(d.smp, s.tid, p.mgmt.m_key, s.type,
+				  node_.is_switch() ? iba::notice::producer_switch : iba::notice::producer_ca,
+				  s.number, lid, s.details, sizeof(s.details));
+		}
+	}
+	for (uint8_t i = 0; i < n; i++) {
+		auto pkt = smp_packet(reinterpret_cast<const uint8_t *>(&due[i].smp), due[i].sm_lid, due[i].lid);
+		if (!pkt) {
+			PortCounters::bump(due[i].port->counters.xmit_discards);
+			continue;
+		}
+		due[i].port->transmit(pkt.take());
+		sent_.fetch_add(1, Order::Relaxed);
+	}
+	delete[] due;
+	return more;
+}
+
+void TrapSender::tick(DelayedWork &w)
+{
+	TrapSender *t = container_of(&w, &TrapSender::work_);
+	if (t->send_due())
+		t->work_.modify(trap::interval_ms);
+}
+
+} // namespace weft::hca

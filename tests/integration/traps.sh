@@ -1,0 +1,142 @@
+#!/bin/bash
+# Integration: traps from CA ports (IBA 13.4.9, 14.2.5.1; drivers/hca/trap.cpp)
+# reach OpenSM, which represses them (issue 27).  On the default subnet
+# under OpenSM (weft0 the SM's port, M_Key protection level 2, a sweep only
+# every 60 s, so nothing but the trap can put it in the log):
+#   1. trap 144: holding weft1's issm sets IsSM in its CapabilityMask and
+#      letting go clears it: each change is one notice from weft1's LID,
+#      with its own TID, logged once (the SM's TrapRepress stops the
+#      repeats);
+#   2. trap 256: a PortInfo Get to weft1 without the M_Key is refused and
+#      reported as a Bad M_Key notice from weft1's LID (one for the Get
+#      and each retry smpquery makes after the repress), none repeated;
+#   3. trap 257: three MADs from weft0's QP1 in partition 0x8002, which
+#      weft1 is not in, are dropped at weft1 and reported as Bad P_Key
+#      notices from weft1's LID (one, or a new one for a packet that came
+#      after the repress), none repeated.
+# How long each took from the event to OpenSM's log is printed (never
+# asserted: the bound is the test's time, not the host's speed).
+set -u
+fail=0
+bad() { echo "traps: $*"; fail=1; }
+sys=/sys/class/infiniband
+now() { date +%s%3N; }
+# wait_log PATTERN COUNT: the log holds COUNT lines matching PATTERN within 30 s.
+wait_log() {
+	local _
+	for _ in $(seq 1 300); do
+		[ "$(grep -c "$1" /tmp/opensm.log)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# repressed NUM T0 WHAT MAX: trap NUM from weft1 in the log (the time since
+# T0 printed); after 3 s, at most MAX notices (one per event), each TID
+# logged once: repressed, not repeated.
+repressed() {
+	local pat="num:$1 .* from LID:$lid1 " t
+	if wait_log "$pat" 1; then
+		echo "traps: $1 in OpenSM's log $(( $(now) - $2 )) ms after $3"
+	else
+		bad "no trap $1 from LID $lid1: $(grep -i "notice\|trap" /tmp/opensm.log | tail -3)"
+	fi
+	sleep 3
+	t=$(tids "$pat")
+	[ "$(wc -l <<<"$t")" -le "$4" ] || bad "trap $1 logged $(wc -l <<<"$t") times, want at most $4"
+	[ "$(uniq -d <<<"$t")" = "" ] || bad "trap $1 repeated after the TrapRepress: TIDs $(tr "\n" " " <<<"$t")"
+}
+# tids PATTERN: the TIDs of the notices matching PATTERN, one a line, sorted.
+tids() { grep "$1" /tmp/opensm.log | sed -n 's/.*TID:\(0x[0-9a-f]*\).*/\1/p' | sort; }
+
+weft_load weft_hca:autoconf=0 || exit 1
+guid=$(ibstat -p weft0 | head -1)
+cat >/tmp/partitions-traps.conf <<CONF
+Default=0x7fff, ipoib : ALL=full ;
+Only0=0x8002 : $guid=full ;
+CONF
+cat >/tmp/opensm-traps.conf <<CONF
+force_log_flush TRUE
+m_key 0x0000000000007472
+m_key_protection_level 2
+CONF
+rm -f /tmp/opensm.log
+opensm -F /tmp/opensm-traps.conf -P /tmp/partitions-traps.conf -g "$guid" -f /tmp/opensm.log -s 60 \
+	>/tmp/opensm.out 2>&1 &
+# shellcheck disable=SC2034 # weft_sm_stop (guest-lib.sh) reads it
+weft_sm_pid=$!
+weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM: $(cat /tmp/opensm.out)"
+wait_log "SUBNET UP" 1 || bad "no SUBNET UP"
+sleep 2
+lid1=$(($(cat $sys/weft1/ports/1/lid)))
+echo "weft1 LID $lid1, cap_mask $(cat $sys/weft1/ports/1/cap_mask)"
+[ $(($(cat $sys/weft1/ports/1/cap_mask) & 8)) = 8 ] || bad "weft1 does not announce IsTrapSupported"
+
+# 1. Trap 144, twice.
+issm=
+for d in /sys/class/infiniband_mad/issm*; do
+	[ "$(cat "$d/ibdev")" = weft1 ] && [ "$(cat "$d/port")" = 1 ] && issm=/dev/infiniband/${d##*/}
+done
+[ -n "$issm" ] || bad "no issm device for weft1 port 1"
+n144="num:144 .* from LID:$lid1 "
+t0=$(now)
+exec 3<"${issm:-/dev/null}"
+if wait_log "$n144" 1; then
+	echo "traps: 144 (IsSM set) in OpenSM's log $(( $(now) - t0 )) ms after the change"
+else
+	bad "no trap 144 from LID $lid1 after IsSM was set: $(grep -i "notice\|trap" /tmp/opensm.log | tail -3)"
+fi
+[ $(($(cat $sys/weft1/ports/1/cap_mask) & 2)) = 2 ] || bad "IsSM not set on weft1 while issm is held"
+t0=$(now)
+exec 3<&-
+if wait_log "$n144" 2; then
+	echo "traps: 144 (IsSM cleared) in OpenSM's log $(( $(now) - t0 )) ms after the change"
+else
+	bad "no second trap 144 after IsSM was cleared"
+fi
+# Repressed: no repeat (one a second, with the same TID, if it were not).
+sleep 3
+t=$(tids "$n144")
+echo "trap 144 TIDs: $(tr "\n" " " <<<"$t")"
+[ "$(wc -l <<<"$t")" = 2 ] || bad "trap 144 logged $(wc -l <<<"$t") times, want 2 (repeated after the TrapRepress?)"
+[ "$(uniq <<<"$t" | wc -l)" = 2 ] || bad "the two traps 144 share a TID"
+
+# 2. Trap 256: a Get without the key at protection level 2.
+t0=$(now)
+timeout 30 smpquery -C weft0 -P 1 portinfo "$lid1" 1 >/tmp/smpquery.out 2>&1 &
+q=$!
+# smpquery sends the Get again on its timeouts: a notice for each after a repress.
+repressed 256 "$t0" "the Get was sent" 4
+wait $q && bad "PortInfo Get without the M_Key answered at protection level 2"
+
+# 3. Trap 257: GSI MADs in a partition weft1 is not in.
+idx=$(grep -lx 0x8002 $sys/weft0/ports/1/pkeys/* | head -1)
+[ -n "$idx" ] || bad "0x8002 not in weft0's P_Key table: $(cat $sys/weft0/ports/1/pkeys/* | tr "\n" " ")"
+umad=
+for d in /sys/class/infiniband_mad/umad*; do
+	[ "$(cat "$d/ibdev")" = weft0 ] && umad=/dev/infiniband/${d##*/}
+done
+# A Get(ClassPortInfo) of class 0x09 to weft1's QP1 (Q_Key 0x80010000) with the
+# P_Key index of 0x8002 (IB_USER_MAD_ENABLE_PKEY, then the in-tree header).
+# It prints when it sends (ms since the epoch), the event's time.
+t0=$(python3 - "${umad:-/dev/null}" "$lid1" "${idx##*/}" <<'PY') || bad "sending in partition 0x8002 failed"
+import fcntl, os, struct, sys, time
+dev, lid, idx = sys.argv[1], int(sys.argv[2]), int(sys.argv[3] or 0)
+fd = os.open(dev, os.O_RDWR)
+fcntl.ioctl(fd, 0x1b03)
+reg = bytearray(struct.pack("<I QQ BBB 3s B x", 0, 0, 0, 1, 0x09, 1, bytes(3), 0))
+fcntl.ioctl(fd, 0xc01c1b01, reg, True)
+hdr = struct.pack("<5I", struct.unpack_from("<I", reg)[0], 0, 0, 0, 0)
+hdr += struct.pack(">IIH", 1, 0x80010000, lid) + bytes(26) + struct.pack("<H", idx) + bytes(6)
+mad = struct.pack(">4BHHQHHI", 1, 0x09, 1, 0x01, 0, 0, 0x257, 0x0001, 0, 0) + bytes(232)
+print(int(time.time() * 1000))
+for _ in range(3):
+    os.write(fd, hdr + mad)
+os.close(fd)
+PY
+# Three packets: one notice, or a new one for a packet after the repress.
+repressed 257 "${t0:-0}" "the MADs were sent" 3
+grep "num:1[0-9][0-9] \|num:2[0-9][0-9] " /tmp/opensm.log | cut -c1-200
+weft_sm_stop
+weft_unload || fail=1
+weft_check_taint || fail=1
+exit $fail
