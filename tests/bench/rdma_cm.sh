@@ -11,9 +11,9 @@ mkdir -p build/logs
 tests/harness/vm-run.sh --kernel stock --script tests/bench/rdma_cm-in-guest.sh --log "$log" \
 	--timeout 2400 --mem 3072 --name bench-rdma-cm >/dev/null || true
 tr -d '\r' <"$log" | sed -n 's/.*\(CMTIME\) /\1 /p' | awk '
-	# cmtime 44: "step  total ms  max ms  min us  us / conn"; the last column is the per-connection figure.
-	$1 == "CMTIME" && NF >= 5 { k = $3; step = ""; for (i = 4; i <= NF - 4; i++) step = step (step ? " " : "") $i
-		v[$2 "|" k "|" step] = $NF; if (!(k "|" step in seen)) { seen[k "|" step] = 1; order[++n] = k "|" step } }
+	# "CMTIME stack conns step total_ms max_ms min_us us_per_conn" (cmtime 44's columns).
+	$1 == "CMTIME" && NF == 8 { k = $3; step = $4
+		v[$2 "|" k "|" step] = $8; if (!(k "|" step in seen)) { seen[k "|" step] = 1; order[++n] = k "|" step } }
 	END {
 		printf "%-6s %-15s %14s %14s %9s\n", "conns", "step", "weft us/conn", "rxe us/conn", "weft/rxe"
 		for (i = 1; i <= n; i++) {
