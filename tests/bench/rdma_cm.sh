@@ -11,7 +11,7 @@ mkdir -p build/logs
 tests/harness/vm-run.sh --kernel stock --script tests/bench/rdma_cm-in-guest.sh --log "$log" \
 	--timeout 2400 --mem 3072 --name bench-rdma-cm >/dev/null || true
 tr -d '\r' <"$log" | sed -n 's/.*\(CMTIME\) /\1 /p' | awk '
-	# "CMTIME stack conns step total_ms max_ms min_us us_per_conn" (cmtime 44's columns).
+	# "CMTIME stack conns step total_ms max_ms min_us us_per_conn" (the columns of cmtime 44).
 	$1 == "CMTIME" && NF == 8 { k = $3; step = $4
 		v[$2 "|" k "|" step] = $8; if (!(k "|" step in seen)) { seen[k "|" step] = 1; order[++n] = k "|" step } }
 	END {
