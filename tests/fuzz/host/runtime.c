@@ -256,6 +256,8 @@ void weft_host_advance(unsigned int ms)
 /* --- CPUs ------------------------------------------------------------------ */
 void weft_cpu_call_init(void *csd, void (*fn)(void *), void *info) { (void)csd; (void)fn; (void)info; }
 int weft_cpu_call(void *csd, int cpu) { (void)csd; (void)cpu; return -WEFT_ENXIO; }
+/* The host has its whole thread stack: never deep enough for Port::transmit to defer. */
+unsigned long weft_stack_left(void) { return 1ul << 20; }
 int weft_this_cpu(void) { return 0; }
 int weft_vector_cpu(unsigned int v) { (void)v; return 0; }
 unsigned int weft_online_cpus(void) { return 1; }
