@@ -147,4 +147,6 @@ until_true 30 '[ "$(param $rcm ids)" = "$ids0" ]' || bad "RDMA CM ids: $(param $
 dmesg | grep RCM-RESULT
 ip netns del h0
 ip netns del h1
+# The tests after this one in the same guest load the stack again.
+weft_unload || bad "unload failed"
 exit $fail
