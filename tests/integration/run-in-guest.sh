@@ -30,12 +30,15 @@ fail=0
 for name in "${names[@]}"; do
 	t=$dir/$name.sh
 	echo "=== $prefix: $name"
+	started=$(date +%s)
 	if timeout "$bound" bash -c '. /weft-job/guest-lib.sh; . "$1"' "$name" "$t"; then
 		weft_result "$prefix/$name" pass
 	else
 		weft_result "$prefix/$name" fail
 		fail=1
 	fi
+	# What each test costs, for keeping make check's stages within CI's bound.
+	echo "WEFT-TIME $prefix/$name $(( $(date +%s) - started ))"
 done
 if [ $# -gt 0 ] && [ -w /sys/kernel/debug/kmemleak ]; then
 	if weft_kmemleak_check; then weft_result "$prefix/kmemleak" pass; else weft_result "$prefix/kmemleak" fail; fail=1; fi

@@ -21,7 +21,9 @@ for f in $(find "$WEFT_MODDIR" -name 'weft_*_test.ko' | sort) \
 	for d in $(modinfo -F depends "$f" | tr , ' '); do
 		[ -d "/sys/module/$d" ] || { step weft_insmod "$d"; extra="$d $extra"; }
 	done
+	started=$(date +%s)
 	step insmod "$f"
+	echo "WEFT-TIME kunit/$(basename "$f" .ko) $(( $(date +%s) - started ))"
 	step rmmod "$(basename "$f" .ko)"
 	for d in $extra; do
 		step rmmod "$d"
@@ -35,11 +37,13 @@ for t in "$WEFT_REPO"/tests/debug/*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
 	echo "=== debug: $name"
+	started=$(date +%s)
 	if timeout 900 bash -c '. /weft-job/guest-lib.sh; . "$1"' "$name" "$t"; then
 		weft_result "debug/$name" pass
 	else
 		weft_result "debug/$name" fail
 	fi
+	echo "WEFT-TIME debug/$name $(( $(date +%s) - started ))"
 done
 step weft_kmemleak_check
 exit $fail
