@@ -225,6 +225,7 @@ struct Changes {
 	size_t n = 0;	       /* under lock */
 	bool overflow = false; /* under lock: tell every Id with an interface */
 	bool stopping = false; /* under lock */
+	uint64_t generation = 0; /* only the work touches it */
 	Work work;
 };
 
@@ -238,21 +239,24 @@ bool affected(const Id &id, const Change &c)
 	return c.all || same_ip(id.src, c.addr);
 }
 
+/* Each change is one generation: an Id hears of it once, the lock dropped
+ * around every delivery (the ULP's handler may destroy Ids). */
 void tell(const Change *c)
 {
+	uint64_t gen = ++changes->generation;
 	for (;;) {
 		Ref<Id> found;
 		{
 			MutexGuard g(rcm->lock);
 			for (Id &id : rcm->all) {
-				if (id.ifindex && (!c || affected(id, *c))) {
+				if (id.ifindex && id.change_told != gen && (!c || affected(id, *c))) {
 					found = Ref<Id>::share(&id);
 					break;
 				}
 			}
 			if (!found)
 				return;
-			found->ifindex = 0; /* told once */
+			found->change_told = gen;
 		}
 		Event e{};
 		e.type = EventType::AddrChange;

@@ -625,7 +625,7 @@ Result<void> accept(Id &id, const ConnParam &p)
 	return cm::accept(*c, a);
 }
 
-Result<void> reject(Id &id, ConstBytes private_data)
+Result<void> reject(Id &id, ConstBytes private_data, uint16_t reason)
 {
 	cm::Id *c;
 	{
@@ -637,7 +637,7 @@ Result<void> reject(Id &id, ConstBytes private_data)
 	}
 	if (id.qp_type == verbs::QpType::Ud)
 		return cm::sidr_reply(*c, iba::cm::sidr::rejected, 0, 0, private_data);
-	return cm::reject(*c, iba::cm::rej::consumer, {}, private_data);
+	return cm::reject(*c, reason, {}, private_data);
 }
 
 Result<void> notify_established(Id &id)

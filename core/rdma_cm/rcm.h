@@ -97,6 +97,7 @@ public:
 	uint8_t port = 0;
 	uint16_t pkey = 0;
 	int ifindex = 0;       /* the ib interface the address resolved to */
+	uint64_t change_told = 0; /* the last address change delivered (addr.cpp) */
 	verbs::Gid sgid{}, dgid{};
 	uint32_t peer_qpn = 0; /* the peer interface's QPN (UD) */
 	bool has_route = false;

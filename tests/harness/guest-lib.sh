@@ -124,6 +124,24 @@ weft_kmemleak_check() {
 	fi
 }
 
+# tshark reading a Weft capture.  Debian 12's tshark 4.0 cannot open
+# LINKTYPE_INFINIBAND (247) files: a copy gets DLT_USER0 (147) as its link
+# type (weft_pcap_user0), which this maps to the infiniband dissector.
+weft_ib_tshark() {
+	tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' "$@"
+}
+
+# weft_pcap_user0 IN OUT: OUT is the Weft capture IN with DLT_USER0 as its
+# link type; fails when IN is not a pcap of link type 247.
+weft_pcap_user0() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+assert len(d) >= 24 and struct.unpack("<I", d[20:24])[0] == 247
+open(sys.argv[2], "wb").write(d[:20] + struct.pack("<I", 147) + d[24:])
+PY
+}
+
 # Logical hosts: one network namespace each.
 weft_host_add() {
 	ip netns add "$1" && ip -n "$1" link set lo up

@@ -67,7 +67,7 @@ dropped=$(cat "$dbg/weft0/port1/capture_dropped" "$dbg/weftsw0/port2/capture_dro
 packets=$(cat "$dbg/weft0/port1/capture_packets")
 
 ts() { # tshark with DLT_USER0 as InfiniBand
-	tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' "$@" 2>>"$tmp/tshark.err"
+	weft_ib_tshark "$@" 2>>"$tmp/tshark.err"
 }
 for f in hca sw; do
 	python3 - "$tmp/$f.pcap" "$tmp/$f.147.pcap" <<'PY' || bad "$f.pcap: not a well-formed pcap"

@@ -25,8 +25,8 @@ sm_pid=
 # 1,000 on the stock kernel; the debug and race kernels' runs take fewer (run-in-guest.sh).
 cycles=${WEFT_CM_CYCLES:-1000}
 
-ts() { # tshark with DLT_USER0 as InfiniBand (Debian's tshark 4.0 refuses DLT 247)
-	tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' "$@" 2>>"$tmp/tshark.err"
+ts() { # tshark on a capture rewritten by weft_pcap_user0
+	weft_ib_tshark "$@" 2>>"$tmp/tshark.err"
 }
 
 wait_active() {
@@ -67,12 +67,7 @@ rmmod weft_selftest_cm_client
 sleep 0.5
 kill "$cap"
 wait "$cap" 2>/dev/null
-python3 - "$tmp/cm.pcap" "$tmp/cm.147.pcap" <<'PY' || bad "capture is not a pcap"
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-assert len(d) >= 24 and struct.unpack("<I", d[20:24])[0] == 247
-open(sys.argv[2], "wb").write(d[:20] + struct.pack("<I", 147) + d[24:])
-PY
+weft_pcap_user0 "$tmp/cm.pcap" "$tmp/cm.147.pcap" || bad "capture is not a pcap"
 # The CM MADs must be clean (data packets' payloads are the server's business).
 cmf='infiniband.mad.mgmtclass == 0x07 && (_ws.malformed || _ws.expert.severity >= warning)'
 flagged=$(ts -r "$tmp/cm.147.pcap" -Y "$cmf" | wc -l)

@@ -15,8 +15,10 @@
 #      then 16 connections at once, then cycles by IPv6;
 #   3. a server listening on one address only: reached there, not on a
 #      second address of its interface;
-#   4. 8 connections held across a cable cut (a second and a half), then
-#      the client unloaded: the server sees 8 disconnects;
+#   4. 8 connections held: removing an address they do not use tells them
+#      nothing; removing theirs (and adding it back), twice, gives each Id
+#      ADDR_CHANGE both times; then a cable cut (a second and a half),
+#      then the client unloaded: the server sees 8 disconnects;
 #   5. no SM: resolving a route nobody answers gives ROUTE_ERROR;
 #   6. every Id and IB CM listener gone after the ULPs unload.
 set -u
@@ -62,7 +64,7 @@ server port=7471 || bad "server did not load"
 tmp=$(mktemp -d)
 # The capture's decoding is no kernel checker's business: the debug kernel (tshark under KASAN takes minutes) skips it.
 if [ "${WEFT_KERNEL:-stock}" != debug ]; then
-ts() { tshark -o 'uat:user_dlts:"User 0 (DLT=147)","infiniband","0","","0",""' "$@" 2>>"$tmp/tshark.err"; }
+ts() { weft_ib_tshark "$@" 2>>"$tmp/tshark.err"; }
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 cat /sys/kernel/debug/weft/weft0/port1/capture >"$tmp/c.pcap" &
 cap=$!
@@ -72,12 +74,7 @@ rmmod weft_selftest_rcm_client
 sleep 0.5
 kill "$cap"
 wait "$cap" 2>/dev/null
-python3 - "$tmp/c.pcap" "$tmp/c147.pcap" <<'PY' || bad "capture is not a pcap"
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-assert len(d) >= 24 and struct.unpack("<I", d[20:24])[0] == 247
-open(sys.argv[2], "wb").write(d[:20] + struct.pack("<I", 147) + d[24:])
-PY
+weft_pcap_user0 "$tmp/c.pcap" "$tmp/c147.pcap" || bad "capture is not a pcap"
 cmf='infiniband.mad.mgmtclass == 0x07 && (_ws.malformed || _ws.expert.severity >= warning)'
 flagged=$(ts -r "$tmp/c147.pcap" -Y "$cmf" | wc -l)
 [ "$flagged" = 0 ] || bad "tshark flags $flagged CM MADs"
@@ -122,6 +119,17 @@ fi
 
 # 4: held connections across a cable cut, then the client goes.
 client dst=10.77.0.2 port=7471 hold=8 || bad "hold: $(dmesg | grep RCM-RESULT | tail -1)"
+# Address changes (the in-tree ADDR_CHANGE): each removal of the address
+# the 8 connections use reaches every one of them, each time.
+weft_on h1 ip addr del 10.77.0.3/24 dev "$B"
+sleep 1
+[ "$(param $srv addr_changes)" = 0 ] || bad "an unused address's removal gave $(param $srv addr_changes) ADDR_CHANGE"
+for round in 1 2; do
+	weft_on h1 ip addr del 10.77.0.2/24 dev "$B"
+	weft_on h1 ip addr add 10.77.0.2/24 dev "$B"
+	until_true 30 '[ "$(param $srv addr_changes)" -ge $((8 * round)) ]' ||
+		bad "round $round: $(param $srv addr_changes) ADDR_CHANGE events, want 8 per round"
+done
 disc0=$(param $srv disconnected)
 echo 0 >$cfs/cables/c1/up
 sleep 1.5

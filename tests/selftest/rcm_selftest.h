@@ -34,6 +34,7 @@ struct weft_rcm_test_results {
 	unsigned int ud_qpn, ud_qkey; /* client: what SIDR resolved */
 	/* Server. */
 	unsigned int accepted, ud_accepted, rejected, established, disconnected, echoed, active, listening;
+	unsigned int addr_changes; /* server: ADDR_CHANGE events, every Id */
 };
 extern struct weft_rcm_test_results weft_rcm_test;
 

@@ -100,6 +100,7 @@ public:
 		auto *c = static_cast<Conn *>(rdma_cm::context(*e.id));
 		switch (e.type) {
 		case rdma_cm::EventType::Established: bump(weft_rcm_test.established); return 0;
+		case rdma_cm::EventType::AddrChange: bump(weft_rcm_test.addr_changes); return 0;
 		case rdma_cm::EventType::Disconnected: bump(weft_rcm_test.disconnected); break;
 		case rdma_cm::EventType::Rejected:
 		case rdma_cm::EventType::Unreachable:

@@ -18,7 +18,8 @@ namespace {
 constexpr int max_backlog = 1024;
 
 /* IBA 12.6.7.2 REJ reasons a user may give (in-tree ucma_reject()). */
-constexpr uint8_t rej_consumer = 28, rej_vendor_option = 31;
+constexpr uint8_t rej_consumer = iba::cm::rej::consumer,
+		  rej_vendor_option = iba::cm::rej::vendor_option_unsupported;
 
 /* enum ib_event_type: the QP's CommEst (IBA 11.6.3.1), which NOTIFY forwards. */
 constexpr uint32_t ib_event_comm_est = 4;
@@ -85,14 +86,9 @@ Result<void> cmd_reject(Call &c)
 		req.reason = rej_consumer;
 	if (req.reason != rej_consumer && req.reason != rej_vendor_option)
 		return Error(err::EINVAL);
-	/*
-	 * TODO(rdma_cm API): reject() always sends "consumer reject" (28);
-	 * "vendor option not supported" (31, for ECE) is sent as 28 until the
-	 * API takes a reason.
-	 */
 	const ConstBytes pd(req.private_data, req.private_data_len);
 	return with_id(c, req.id, true,
-		       [&](Ctx &, rdma_cm::Id &id) { return rdma_cm::reject(id, pd); });
+		       [&](Ctx &, rdma_cm::Id &id) { return rdma_cm::reject(id, pd, req.reason); });
 }
 
 Result<void> cmd_disconnect(Call &c)

@@ -120,7 +120,8 @@ inline constexpr uint16_t no_qp = 1, no_resources = 3, timeout = 4, unsupported 
 			  invalid_comm_id = 6, invalid_comm_instance = 7, invalid_service_id = 8,
 			  invalid_transport_type = 9, stale_conn = 10, invalid_gid = 12, invalid_lid = 13,
 			  invalid_mtu = 26, consumer = 28, invalid_rnr_retry = 29,
-			  duplicate_local_comm_id = 30, invalid_class_version = 31;
+			  duplicate_local_comm_id = 30, invalid_class_version = 31,
+			  vendor_option_unsupported = 35;
 inline constexpr size_t ari_max = 72;
 }
 

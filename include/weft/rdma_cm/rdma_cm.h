@@ -37,6 +37,7 @@
 #ifndef WEFT_RDMA_CM_RDMA_CM_H
 #define WEFT_RDMA_CM_RDMA_CM_H
 
+#include <weft/iba/cm.h>
 #include <weft/iba/sa.h>
 #include <weft/span.h>
 #include <weft/verbs/verbs.h>
@@ -173,8 +174,12 @@ Result<void> init_qp_attr(Id &id, verbs::QpState state, verbs::QpAttr &attr, uin
 Result<void> connect(Id &id, const ConnParam &p);
 /* Answer a ConnectRequest: REP (RC) or SIDR_REP (UD, with the owner's qp_num and qkey). */
 Result<void> accept(Id &id, const ConnParam &p);
-/* Answer a ConnectRequest with REJ "consumer reject" (28) and @private_data. */
-Result<void> reject(Id &id, ConstBytes private_data);
+/*
+ * Answer a ConnectRequest with REJ @reason (IBA 12.6.7.2: "consumer
+ * reject", 28, unless the ULP says "vendor option not supported", 35, as
+ * an ECE refusal does) and @private_data; a SIDR request with "rejected".
+ */
+Result<void> reject(Id &id, ConstBytes private_data, uint16_t reason = iba::cm::rej::consumer);
 /* Active side without an attached QP: after ConnectResponse, send the RTU. */
 Result<void> establish(Id &id);
 /* The owner's QP saw CommEst (data before the RTU). */
