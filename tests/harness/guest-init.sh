@@ -42,5 +42,11 @@ rc=$?
 echo "$rc" >/weft-job/rc
 sync
 echo "weft-host: job exit status $rc"
+# PID 1 must outlive the power-off, and with nothing to exec: the host's
+# binaries come over 9p, which goes away under it (an exec'd sleep failed
+# there once, init exited, and the panic read as a splat).  A read with a
+# timeout on a FIFO no one writes is bash's own wait.
+mkfifo /run/weft-poweroff
+exec 9<>/run/weft-poweroff
 echo o >/proc/sysrq-trigger
-sleep 30
+while :; do read -r -t 30 -u 9 _; done
