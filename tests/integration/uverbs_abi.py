@@ -191,7 +191,7 @@ expect_err("DESTROY_CQ twice", errno.EINVAL, os.write, fd, hdr(20, 6, 2) + struc
 
 # Memory windows: QUERY_DEVICE's max_mw and cap flags (MEM_WINDOW, TYPE_2B);
 # ALLOC_MW (14) of type 1 and 2 on a PD, the in-tree EINVAL for another
-# type or a handle that names no PD; DEALLOC_MW (15); a PD with a window: EBUSY.
+# type or a handle that names no PD; DEALLOC_MW (16); a PD with a window: EBUSY.
 os.write(fd, hdr(QUERY_DEVICE, 4, 44) + struct.pack("<Q", daddr))
 caps, max_mw = struct.unpack_from("<I", dresp.raw, 60)[0], struct.unpack_from("<I", dresp.raw, 120)[0]
 if max_mw == 0 or (caps >> 17) & 1 == 0 or (caps >> 24) & 1 == 0:
@@ -214,11 +214,11 @@ for t in (1, 2):
         bad("ALLOC_MW of type %d: rkey 0" % t)
     mws.append(h)
 expect_err("DEALLOC_PD with windows", errno.EBUSY, os.write, fd, hdr(4, 3, 0) + struct.pack("<I", pd))
-expect_err("DEALLOC_MW of a PD's handle", errno.EINVAL, os.write, fd, hdr(15, 3, 0) + struct.pack("<I", pd))
+expect_err("DEALLOC_MW of a PD's handle", errno.EINVAL, os.write, fd, hdr(16, 3, 0) + struct.pack("<I", pd))
 for h in mws:
-    if os.write(fd, hdr(15, 3, 0) + struct.pack("<I", h)) != 12:
+    if os.write(fd, hdr(16, 3, 0) + struct.pack("<I", h)) != 12:
         bad("DEALLOC_MW failed")
-expect_err("DEALLOC_MW twice", errno.EINVAL, os.write, fd, hdr(15, 3, 0) + struct.pack("<I", mws[0]))
+expect_err("DEALLOC_MW twice", errno.EINVAL, os.write, fd, hdr(16, 3, 0) + struct.pack("<I", mws[0]))
 if os.write(fd, hdr(4, 3, 0) + struct.pack("<I", pd)) != 12:
     bad("DEALLOC_PD failed")
 
