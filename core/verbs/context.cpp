@@ -87,8 +87,8 @@ void Context::close(bool expect_empty)
 	}
 	{
 		MutexGuard g(lock_);
-		size_t left = qps_.size() + cqs_.size() + mrs_.size() + ahs_.size() + pds_.size() +
-			      srqs_.size();
+		size_t left = qps_.size() + cqs_.size() + mrs_.size() + mws_.size() + ahs_.size() +
+			      pds_.size() + srqs_.size();
 		if (left && expect_empty)
 			log.err("%s: %s closed its context with %zu objects left (leak)", dev.name(),
 				owner, left);
@@ -103,6 +103,9 @@ void Context::close(bool expect_empty)
 			ah->put();
 			put_quota(Quota::Ah);
 		}
+		/* Windows first: the MRs they are bound to then deregister. */
+		while (Mr *mw = mws_.front())
+			dealloc_mw_locked(static_cast<Mw *>(mw));
 		while (Mr *mr = mrs_.front())
 			dereg_mr_locked(mr);
 		while (Pd *pd = pds_.pop_front()) {
@@ -302,6 +305,7 @@ void Context::dereg_mr_locked(Mr *mr)
 {
 	lock_.assert_held();
 	mrs_.remove(*mr);
+	/* Its windows were deallocated before (close), or dereg_mr() checked there are none. */
 	dev.erase_mr(*mr);
 	drain(mr, mr->drained_);
 	mr->pd.usecnt--;
@@ -314,9 +318,65 @@ void Context::dereg_mr_locked(Mr *mr)
 Result<void> Context::dereg_mr(Mr *mr)
 {
 	MutexGuard g(lock_);
-	if (!mr || &mr->pd.ctx != this || !mr->node.linked())
+	if (!mr || &mr->pd.ctx != this || !mr->node.linked() || mr->kind == MrKind::Window)
 		return Error(err::EINVAL);
+	/* IBA 10.6.7.2.1, 11.2.8.2: not while windows are bound to it (checked against binds). */
+	WEFT_TRY(dev.erase_unbound_mr(*mr));
 	dereg_mr_locked(mr);
+	return ok();
+}
+
+/* IBA 11.2.9.1 Allocate Memory Window. */
+Result<Mw *> Context::alloc_mw(Pd *pd, MwType type)
+{
+	if (!dev.attr().max_mw)
+		return Error(err::EOPNOTSUPP);
+	if (type != MwType::Type1 && type != MwType::Type2)
+		return Error(err::EINVAL);
+	MutexGuard g(lock_);
+	if (!owns(pd))
+		return Error(err::EINVAL);
+	WEFT_TRY(take_quota(Quota::Mw, mws_.size(), dev.attr().max_mw));
+	auto *mw = new (Gfp::Sleep) Mw(*pd, type);
+	if (!mw) {
+		put_quota(Quota::Mw);
+		return Error(err::ENOMEM);
+	}
+	auto key = dev.insert_mr(*mw);
+	if (!key) {
+		delete mw;
+		put_quota(Quota::Mw);
+		return key.error();
+	}
+	mw->lkey = mw->rkey = key.value();
+	pd->usecnt++;
+	mws_.push_back(*mw);
+	return mw;
+}
+
+/* Unbound and out of the key table under the keys lock: no lookup reaches it after. */
+void Context::dealloc_mw_locked(Mw *mw)
+{
+	lock_.assert_held();
+	mws_.remove(*mw);
+	dev.erase_mr(*mw);
+	{
+		SpinGuardBh g(dev.keys_lock_);
+		Device::unbind_locked(*mw);
+	}
+	drain(mw, mw->drained_);
+	mw->pd.usecnt--;
+	delete mw;
+	put_quota(Quota::Mw);
+}
+
+/* IBA 11.2.9.3 Deallocate Memory Window. */
+Result<void> Context::dealloc_mw(Mw *mw)
+{
+	MutexGuard g(lock_);
+	if (!mw || &mw->pd.ctx != this || !mw->node.linked())
+		return Error(err::EINVAL);
+	dealloc_mw_locked(mw);
 	return ok();
 }
 

@@ -47,7 +47,7 @@ Device::~Device()
 Result<uint32_t> Device::insert_mr(Mr &mr)
 {
 	if (!keys_.size()) {
-		auto t = WEFT_TRY(Array<Mr *>::make(Gfp::Sleep, attr_.max_mr + 1));
+		auto t = WEFT_TRY(Array<Mr *>::make(Gfp::Sleep, size_t(attr_.max_mr) + attr_.max_mw + 1));
 		SpinGuardBh g(keys_lock_);
 		if (!keys_.size())
 			keys_ = move(t);
@@ -71,6 +71,17 @@ void Device::erase_mr(Mr &mr)
 		keys_[i] = nullptr;
 }
 
+Result<void> Device::erase_unbound_mr(Mr &mr)
+{
+	SpinGuardBh g(keys_lock_);
+	if (mr.windows_)
+		return Error(err::EBUSY);
+	size_t i = mr.lkey >> 8;
+	if (i < keys_.size() && keys_[i] == &mr)
+		keys_[i] = nullptr;
+	return ok();
+}
+
 Ref<Mr> Device::lookup_mr(uint32_t key, bool remote)
 {
 	SpinGuardBh g(keys_lock_);
@@ -78,9 +89,100 @@ Ref<Mr> Device::lookup_mr(uint32_t key, bool remote)
 	if (i == 0 || i >= keys_.size() || !keys_[i])
 		return Ref<Mr>();
 	Mr *mr = keys_[i];
-	if ((remote ? mr->rkey : mr->lkey) != key || !mr->valid_.load(Order::Relaxed))
+	if (mr->kind == MrKind::Window || (remote ? mr->rkey : mr->lkey) != key ||
+	    !mr->valid_.load(Order::Relaxed))
 		return Ref<Mr>();
 	return Ref<Mr>::share(mr);
+}
+
+Ref<Mr> Device::lookup_remote(uint32_t rkey, const Qp &qp, uint64_t va, uint64_t len,
+			      uint32_t need, uint32_t &recheck)
+{
+	SpinGuardBh g(keys_lock_);
+	size_t i = rkey >> 8;
+	Mr *mr = i && i < keys_.size() ? keys_[i] : nullptr;
+	/* IBA 10.6.3.1, 10.6.7.2.6: key, validity, PD, bounds and rights. */
+	if (!mr || mr->rkey != rkey || &mr->pd != &qp.pd || !mr->valid_.load(Order::Relaxed))
+		return Ref<Mr>();
+	if (mr->kind != MrKind::Window) {
+		if (!mr->check(va, len, need))
+			return Ref<Mr>();
+		recheck = need;
+		return Ref<Mr>::share(mr);
+	}
+	auto &mw = static_cast<Mw &>(*mr);
+	/* IBA 10.6.7.2.6: a type 2 window answers only the QP it was bound through. */
+	if (mw.mw_type == MwType::Type2 && (mw.qp_ != &qp || mw.qpn_ != qp.qpn))
+		return Ref<Mr>();
+	if (va < mw.iova || len > mw.length || va - mw.iova > mw.length - len ||
+	    (mw.access & need) != need)
+		return Ref<Mr>();
+	recheck = 0;
+	return Ref<Mr>::share(mw.bound_);
+}
+
+void Device::unbind_locked(Mw &mw)
+{
+	mw.valid_.store(false, Order::Release);
+	if (Mr *mr = exchange(mw.bound_, nullptr)) {
+		mr->windows_--;
+		mr->put();
+	}
+	mw.qp_ = nullptr;
+	mw.qpn_ = 0;
+	mw.iova = mw.length = 0;
+	mw.access = 0;
+}
+
+/*
+ * IBA 10.6.7.2.2-3 (o10-36.2.x, o10-37.2.x, C10-72..75): the window and
+ * the MR of the QP's PD, the MR registered with MW_BIND (and local write
+ * for a writable window), the range inside the MR, the new rkey in the
+ * window's slot; a type 2 window free and bound with a length.  Only
+ * MRs whose pages never change are bound (not DMA or fast-reg MRs).
+ */
+Result<void> Device::bind_mw(const Qp &qp, const SendWr &wr)
+{
+	const auto &b = wr.bind;
+	if ((b.access & ~access::window) || (b.new_rkey >> 8) != (b.mw_rkey >> 8))
+		return Error(err::EINVAL);
+	SpinGuardBh g(keys_lock_);
+	size_t i = b.mw_rkey >> 8, j = b.mr_lkey >> 8;
+	Mr *w = i && i < keys_.size() ? keys_[i] : nullptr;
+	if (!w || w->kind != MrKind::Window || w->rkey != b.mw_rkey || &w->pd != &qp.pd)
+		return Error(err::EINVAL);
+	auto &mw = static_cast<Mw &>(*w);
+	const bool type2 = mw.mw_type == MwType::Type2;
+	if (type2 && (mw.valid_.load(Order::Relaxed) || !b.length))
+		return Error(err::EINVAL);
+	Mr *mr = nullptr;
+	if (b.length) {
+		mr = j && j < keys_.size() ? keys_[j] : nullptr;
+		if (!mr || (mr->kind != MrKind::Kernel && mr->kind != MrKind::User) ||
+		    mr->lkey != b.mr_lkey || &mr->pd != &qp.pd || !(mr->access & access::mw_bind))
+			return Error(err::EINVAL);
+		if ((b.access & (access::remote_write | access::remote_atomic)) &&
+		    !(mr->access & access::local_write))
+			return Error(err::EINVAL);
+		if (b.addr < mr->iova || b.length > mr->length || b.addr - mr->iova > mr->length - b.length)
+			return Error(err::EINVAL);
+	}
+	unbind_locked(mw);
+	mw.rkey = b.new_rkey;
+	if (!mr)
+		return ok(); /* a type 1 window unbound by a zero-length bind */
+	mr->get();
+	mr->windows_++;
+	mw.bound_ = mr;
+	mw.iova = b.addr;
+	mw.length = b.length;
+	mw.access = b.access;
+	if (type2) {
+		mw.qp_ = &qp;
+		mw.qpn_ = qp.qpn;
+	}
+	mw.valid_.store(true, Order::Release);
+	return ok();
 }
 
 /* IBA 10.6.3.5: REG_MR gives the MR a new key variant and access rights. */
@@ -99,12 +201,21 @@ Result<void> Device::fast_register(Mr &mr, Pd &pd, uint32_t key, uint32_t access
 	return ok();
 }
 
-/* IBA 10.6.3.6: local invalidate and send with invalidate. */
-Result<void> Device::invalidate(uint32_t key, Pd &pd)
+/* IBA 10.6.3.6, 10.6.7.2.5: local invalidate and send with invalidate. */
+Result<void> Device::invalidate(uint32_t key, Pd &pd, const Qp *remote)
 {
 	SpinGuardBh g(keys_lock_);
 	size_t i = key >> 8;
 	Mr *mr = i && i < keys_.size() ? keys_[i] : nullptr;
+	if (mr && mr->kind == MrKind::Window) {
+		auto &mw = static_cast<Mw &>(*mr);
+		/* o10-37.2.26: type 1 windows are not invalidated; type 2 only through their QP remotely. */
+		if (mw.mw_type != MwType::Type2 || &mw.pd != &pd || mw.rkey != key ||
+		    !mw.valid_.load(Order::Relaxed) || (remote && (mw.qp_ != remote || mw.qpn_ != remote->qpn)))
+			return Error(err::EINVAL);
+		unbind_locked(mw);
+		return ok();
+	}
 	if (!mr || mr->kind != MrKind::FastReg || &mr->pd != &pd || mr->lkey != key ||
 	    !mr->valid_.load(Order::Relaxed))
 		return Error(err::EINVAL);
@@ -150,8 +261,8 @@ uint8_t *Mr::at(uint64_t va, uint64_t *run) const
 Result<void> Mr::check(uint64_t va, uint64_t len, uint32_t need) const
 {
 	const Mr &mr = *this;
-	if (!mr.valid())
-		return Error(err::EACCES);
+	if (!mr.valid() || mr.kind == MrKind::Window)
+		return Error(err::EACCES); /* a window is reached through lookup_remote() only */
 	if (mr.kind == MrKind::Dma) {
 		if (len && va + len < va)
 			return Error(err::EFAULT);

@@ -269,6 +269,8 @@ static WcOpcode wc_opcode(WrOpcode op)
 		return WcOpcode::RegMr;
 	case WrOpcode::LocalInv:
 		return WcOpcode::LocalInv;
+	case WrOpcode::BindMw:
+		return WcOpcode::BindMw;
 	case WrOpcode::Lso:
 		return WcOpcode::Lso;
 	default:

@@ -46,6 +46,7 @@ verbs::DeviceAttr hca_attr()
 	a.max_cq = 1024;
 	a.max_cqe = 65535;
 	a.max_mr = 4096;
+	a.max_mw = 4096;
 	a.max_pd = 1024;
 	a.max_ah = 4096;
 	a.max_mcast_grp = McastTable::max_groups;

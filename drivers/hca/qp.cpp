@@ -88,6 +88,10 @@ Result<void> SoftQp::post_send(const verbs::SendWr &wr)
 		break;
 	case WrOpcode::LocalInv:
 		break;
+	case WrOpcode::BindMw: /* IBA 10.6.7.2.2: on RC and UC QPs, no data */
+		if ((type != QpType::Rc && type != QpType::Uc) || wr.sg.size())
+			return Error(err::EINVAL);
+		break;
 	case WrOpcode::Malformed: {
 		SendWqe w{};
 		w.wr = wr;

@@ -295,6 +295,7 @@ private:
 	uint32_t recv_off_ = 0;
 	CsumAcc recv_csum_; /* the SEND being received (wc_flag::csum) */
 	Ref<verbs::Mr> write_mr_;
+	uint32_t write_need_ = 0; /* rights rechecked on write_mr_ (Device::lookup_remote) */
 	uint64_t write_va_ = 0;
 	uint32_t write_left_ = 0, write_total_ = 0;
 	Array<AtomicRecord> history_;

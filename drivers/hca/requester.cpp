@@ -41,7 +41,7 @@ uint8_t data_opcode(WrOpcode op, uint32_t i, uint32_t n)
 
 bool is_local(WrOpcode op)
 {
-	return op == WrOpcode::RegMr || op == WrOpcode::LocalInv;
+	return op == WrOpcode::RegMr || op == WrOpcode::LocalInv || op == WrOpcode::BindMw;
 }
 
 /* IBA 9.3.6: the AETH syndrome's class bits (ACK, RNR NAK, NAK). */
@@ -174,11 +174,16 @@ void SoftQp::requester()
 			return;
 		}
 		if (is_local(w->wr.opcode)) {
-			/* IBA 10.6.3.5-6: executed in order by the send queue, no packet. */
-			auto r = w->wr.opcode == WrOpcode::RegMr
+			/* IBA 10.6.3.5-6, 10.6.7.2: executed in order by the send queue, no packet. */
+			const WrOpcode op = w->wr.opcode;
+			auto r = op == WrOpcode::RegMr
 					 ? hca.fast_register(*w->wr.reg.mr, pd, w->wr.reg.key, w->wr.reg.access)
-					 : hca.invalidate(w->wr.invalidate_rkey, pd);
-			w->status = r ? WcStatus::Success : WcStatus::LocProtErr;
+				 : op == WrOpcode::BindMw ? hca.bind_mw(*this, w->wr)
+							  : hca.invalidate(w->wr.invalidate_rkey, pd);
+			/* IBA 11.6.2: a failed bind is a Memory Window Bind Error. */
+			w->status = r ? WcStatus::Success
+				    : op == WrOpcode::BindMw ? WcStatus::MwBindErr
+							     : WcStatus::LocProtErr;
 			w->done = true;
 			sq_next_++;
 			if (!r) {

@@ -23,14 +23,15 @@ constexpr uint8_t nak_psn_seq = 0x60, nak_inv_req = 0x61, nak_rem_access = 0x62,
 struct MrFill {
 	verbs::Mr *mr;
 	uint64_t va;
+	uint32_t need; /* Device::lookup_remote's recheck */
 };
 
 Result<void> mr_fill(void *ctx, size_t off, Bytes dst, CsumAcc *acc)
 {
 	auto *f = static_cast<MrFill *>(ctx);
 	if (!acc)
-		return f->mr->read(f->va + off, dst, verbs::access::remote_read);
-	return f->mr->walk(f->va + off, dst.size(), verbs::access::remote_read,
+		return f->mr->read(f->va + off, dst, f->need);
+	return f->mr->walk(f->va + off, dst.size(), f->need,
 			   [&](uint8_t *p, size_t at, size_t k) -> Result<void> {
 				   acc->copy(dst.data() + at, p, k);
 				   return ok();
@@ -109,7 +110,7 @@ bool SoftQp::resp_send(const Packet &p)
 	if (last && p.ieth) {
 		/* IBA 10.6.3.6, 9.3.9: SEND with Invalidate names an rkey of our PD. */
 		uint32_t key = p.ieth->rkey.get();
-		if (!hca.invalidate(key, pd)) {
+		if (!hca.invalidate(key, pd, this)) {
 			wc.status = WcStatus::RemInvReqErr;
 			complete_recv(cur_recv_, wc, false);
 			in_send_ = false;
@@ -145,15 +146,17 @@ bool SoftQp::resp_write(const Packet &p)
 	if (p.op->first) {
 		uint64_t va = p.reth->va.get();
 		uint32_t len = p.reth->dmalen.get();
-		Ref<verbs::Mr> mr = hca.lookup_mr(p.reth->rkey.get(), true);
-		/* IBA 10.6.3: QP and region must both allow remote write. */
-		if (!(ea_.qp_access_flags & verbs::access::remote_write) || !mr || &mr->pd != &pd ||
-		    !mr->check(va, len, verbs::access::remote_write)) {
+		uint32_t recheck = 0;
+		Ref<verbs::Mr> mr = hca.lookup_remote(p.reth->rkey.get(), *this, va, len,
+						      verbs::access::remote_write, recheck);
+		/* IBA 10.6.3: QP and region (or window) must both allow remote write. */
+		if (!(ea_.qp_access_flags & verbs::access::remote_write) || !mr) {
 			nak(nak_rem_access);
 			to_error();
 			return false;
 		}
 		write_mr_ = move(mr);
+		write_need_ = recheck;
 		write_va_ = va;
 		write_left_ = write_total_ = len;
 		in_write_ = true;
@@ -176,7 +179,7 @@ bool SoftQp::resp_write(const Packet &p)
 		nak(syn_rnr | (ea_.min_rnr_timer & 0x1f));
 		return false;
 	}
-	if (n && !mr_place(*write_mr_, write_va_, p.data, verbs::access::remote_write)) {
+	if (n && !mr_place(*write_mr_, write_va_, p.data, write_need_)) {
 		nak(nak_rem_access); /* invalidated under our feet */
 		to_error();
 		return false;
@@ -207,9 +210,10 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 {
 	uint64_t va = p.reth->va.get();
 	uint32_t len = p.reth->dmalen.get();
-	Ref<verbs::Mr> mr = hca.lookup_mr(p.reth->rkey.get(), true);
-	if (!(ea_.qp_access_flags & verbs::access::remote_read) || !mr || &mr->pd != &pd ||
-	    !mr->check(va, len, verbs::access::remote_read)) {
+	uint32_t recheck = 0;
+	Ref<verbs::Mr> mr = hca.lookup_remote(p.reth->rkey.get(), *this, va, len,
+					      verbs::access::remote_read, recheck);
+	if (!(ea_.qp_access_flags & verbs::access::remote_read) || !mr) {
 		nak(nak_rem_access);
 		to_error();
 		return;
@@ -230,7 +234,7 @@ void SoftQp::resp_read(const Packet &p, uint32_t psn)
 					 : ReadResponseMiddle;
 		s.opcode = s.mid_op = s.last_op = iba::opcode(iba::Transport::Rc, o);
 		s.psn = (psn + i) & psn_mask;
-		MrFill f{mr.get(), va + off};
+		MrFill f{mr.get(), va + off, recheck};
 		s.fill = mr_fill;
 		s.fill_ctx = &f;
 		s.fill_len = chunk;
@@ -264,14 +268,16 @@ bool SoftQp::resp_atomic(const Packet &p, bool duplicate)
 		return true;
 	}
 	uint64_t va = p.atomic_eth->va.get();
-	Ref<verbs::Mr> mr = hca.lookup_mr(p.atomic_eth->rkey.get(), true);
+	uint32_t recheck = 0;
+	Ref<verbs::Mr> mr = hca.lookup_remote(p.atomic_eth->rkey.get(), *this, va, 8,
+					      verbs::access::remote_atomic, recheck);
 	if (va & 7) {
 		nak(nak_inv_req);
 		to_error();
 		return false;
 	}
-	auto addr = mr ? mr->map(va, 8, verbs::access::remote_atomic) : Result<uint8_t *>(Error(err::EACCES));
-	if (!(ea_.qp_access_flags & verbs::access::remote_atomic) || !addr || &mr->pd != &pd) {
+	auto addr = mr ? mr->map(va, 8, recheck) : Result<uint8_t *>(Error(err::EACCES));
+	if (!(ea_.qp_access_flags & verbs::access::remote_atomic) || !addr) {
 		nak(nak_rem_access);
 		to_error();
 		return false;

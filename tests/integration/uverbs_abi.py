@@ -188,6 +188,37 @@ expect_err("DEALLOC_PD of a CQ's handle", errno.EINVAL, os.write, fd, hdr(4, 3, 
 if os.write(fd, hdr(20, 6, 2) + struct.pack("<QII", oaddr, cq, 0)) != 24:
     bad("DESTROY_CQ failed")
 expect_err("DESTROY_CQ twice", errno.EINVAL, os.write, fd, hdr(20, 6, 2) + struct.pack("<QII", oaddr, cq, 0))
+
+# Memory windows: QUERY_DEVICE's max_mw and cap flags (MEM_WINDOW, TYPE_2B);
+# ALLOC_MW (14) of type 1 and 2 on a PD, the in-tree EINVAL for another
+# type or a handle that names no PD; DEALLOC_MW (16); a PD with a window: EBUSY.
+os.write(fd, hdr(QUERY_DEVICE, 4, 44) + struct.pack("<Q", daddr))
+caps, max_mw = struct.unpack_from("<I", dresp.raw, 60)[0], struct.unpack_from("<I", dresp.raw, 120)[0]
+if max_mw == 0 or (caps >> 17) & 1 == 0 or (caps >> 24) & 1 == 0:
+    bad("QUERY_DEVICE: max_mw %d, device_cap_flags %#x (want MEM_WINDOW, TYPE_2B)" % (max_mw, caps))
+
+
+def alloc_mw(pd_handle, mw_type):
+    return os.write(fd, hdr(14, 6, 2) + struct.pack("<QIB3x", oaddr, pd_handle, mw_type))
+
+
+expect_err("ALLOC_MW of type 3", errno.EINVAL, alloc_mw, pd, 3)
+expect_err("ALLOC_MW of type 0", errno.EINVAL, alloc_mw, pd, 0)
+expect_err("ALLOC_MW on no PD", errno.EINVAL, alloc_mw, pd + 1000, 1)
+mws = []
+for t in (1, 2):
+    if alloc_mw(pd, t) != 24:
+        bad("ALLOC_MW of type %d failed" % t)
+    h, rkey = struct.unpack_from("<II", oresp.raw, 0)
+    if rkey == 0:
+        bad("ALLOC_MW of type %d: rkey 0" % t)
+    mws.append(h)
+expect_err("DEALLOC_PD with windows", errno.EBUSY, os.write, fd, hdr(4, 3, 0) + struct.pack("<I", pd))
+expect_err("DEALLOC_MW of a PD's handle", errno.EINVAL, os.write, fd, hdr(16, 3, 0) + struct.pack("<I", pd))
+for h in mws:
+    if os.write(fd, hdr(16, 3, 0) + struct.pack("<I", h)) != 12:
+        bad("DEALLOC_MW failed")
+expect_err("DEALLOC_MW twice", errno.EINVAL, os.write, fd, hdr(16, 3, 0) + struct.pack("<I", mws[0]))
 if os.write(fd, hdr(4, 3, 0) + struct.pack("<I", pd)) != 12:
     bad("DEALLOC_PD failed")
 

@@ -14,6 +14,15 @@
 
 #include "weft/rt/kunit_api.h"
 
+/*
+ * Ad-hoc runs of one suite (`insmod weft_kunit.ko only=NAME`): the test
+ * modules loaded after run only the suite of that name.  make check never
+ * sets it.
+ */
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "run only the suite of this name");
+
 struct weft_kunit_set {
 	unsigned int n;
 	struct kunit_suite **suites;
@@ -94,15 +103,17 @@ int weft_kunit_run(const struct weft_test_suite *const *suites, unsigned int n, 
 		kfree(set);
 		return -ENOMEM;
 	}
-	set->n = n;
 	for (i = 0; i < n; i++) {
-		set->suites[i] = weft_kunit_make_suite(suites[i]);
-		if (!set->suites[i]) {
+		if (only && *only && strcmp(only, suites[i]->name))
+			continue;
+		set->suites[set->n] = weft_kunit_make_suite(suites[i]);
+		if (!set->suites[set->n]) {
 			weft_kunit_free(set);
 			return -ENOMEM;
 		}
+		set->n++;
 	}
-	__kunit_test_suites_init(set->suites, n);
+	__kunit_test_suites_init(set->suites, set->n);
 	*handle = set;
 	return 0;
 }

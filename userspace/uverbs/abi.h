@@ -183,6 +183,8 @@ inline constexpr uint64_t port_active_event = 1u << 10;
 inline constexpr uint64_t sys_image_guid = 1u << 11;
 inline constexpr uint64_t rc_rnr_nak_gen = 1u << 12;
 inline constexpr uint64_t n_notify_cq = 1u << 14;
+inline constexpr uint64_t mem_window = 1u << 17;
+inline constexpr uint64_t mem_window_type_2b = 1u << 24;
 } // namespace device_cap
 
 /* enum ib_atomic_cap. */

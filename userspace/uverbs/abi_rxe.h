@@ -68,6 +68,11 @@ struct SendWr {
 			uint32_t pad[4];
 			uint8_t av[88]; /* struct rxe_av: old kernels only (ah_num 0) */
 		} ud;
+		/* IBV_WR_BIND_MW (librxe's wr_bind_mw(), convert_send_wr()). */
+		struct {
+			uint64_t addr, length;
+			uint32_t mr_lkey, mw_rkey, rkey, access;
+		} mw;
 	} wr;
 };
 

@@ -19,6 +19,8 @@ inline constexpr uint32_t create_ah = 5;
 inline constexpr uint32_t destroy_ah = 8;
 inline constexpr uint32_t reg_mr = 9;
 inline constexpr uint32_t dereg_mr = 13;
+inline constexpr uint32_t alloc_mw = 14;
+inline constexpr uint32_t dealloc_mw = 16; /* 15 is BIND_MW: not offered (librxe binds by WQE) */
 inline constexpr uint32_t create_comp_channel = 17;
 inline constexpr uint32_t create_cq = 18;
 inline constexpr uint32_t resize_cq = 19;
@@ -61,6 +63,21 @@ struct RegMrResp {
 struct DeregMr {
 	uint32_t mr_handle;
 };
+
+struct AllocMw {
+	uint64_t response;
+	uint32_t pd_handle;
+	uint8_t mw_type; /* enum ib_mw_type */
+	uint8_t reserved[3];
+};
+struct AllocMwResp {
+	uint32_t mw_handle, rkey;
+};
+struct DeallocMw {
+	uint32_t mw_handle;
+};
+static_assert(sizeof(AllocMw) == WEFT_UVERBS_SZ_ALLOC_MW);
+static_assert(sizeof(AllocMwResp) == WEFT_UVERBS_SZ_ALLOC_MW_RESP);
 
 struct CreateCompChannel {
 	uint64_t response;

@@ -49,23 +49,28 @@ void fill_device(verbs::Device &dev, abi::QueryDeviceResp &r)
 	r.max_pkeys = a.max_pkeys;
 	r.local_ca_ack_delay = a.local_ca_ack_delay;
 	r.phys_port_cnt = dev.num_ports();
-	/* No EE contexts, RDDs, memory windows, FMRs or raw QPs (yet): zero. */
+	r.max_mw = a.max_mw;
+	/* No EE contexts, RDDs, FMRs or raw QPs: zero. */
 }
 
 } // namespace
 
-uint64_t device_cap_flags(verbs::Device &)
+uint64_t device_cap_flags(verbs::Device &dev)
 {
 	/*
 	 * What every Weft device does for user space today: P_Key/Q_Key
 	 * violation counters (PortCounters), PortActive events, a system
-	 * image GUID, RNR NAKs on RC, and req_notify reporting missed events.
-	 * Memory windows and fast registration from user work requests come
-	 * with those verbs.
+	 * image GUID, RNR NAKs on RC, and req_notify reporting missed events;
+	 * memory windows of type 1 and 2B where the device has them (as
+	 * in-tree rxe).  Fast registration from user work requests: not
+	 * offered (librxe 44 has no REG_MR work request).
 	 */
-	return abi::device_cap::bad_pkey_cntr | abi::device_cap::bad_qkey_cntr |
-	       abi::device_cap::port_active_event | abi::device_cap::sys_image_guid |
-	       abi::device_cap::rc_rnr_nak_gen | abi::device_cap::n_notify_cq;
+	uint64_t caps = abi::device_cap::bad_pkey_cntr | abi::device_cap::bad_qkey_cntr |
+			abi::device_cap::port_active_event | abi::device_cap::sys_image_guid |
+			abi::device_cap::rc_rnr_nak_gen | abi::device_cap::n_notify_cq;
+	if (dev.attr().max_mw)
+		caps |= abi::device_cap::mem_window | abi::device_cap::mem_window_type_2b;
+	return caps;
 }
 
 Result<void> cmd_get_context(Call &c)

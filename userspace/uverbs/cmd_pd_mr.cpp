@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ALLOC/DEALLOC_PD, REG/DEREG_MR and CREATE/DESTROY_AH, as the in-tree
- * 6.1 uverbs_cmd.c answers them (ib_uverbs_alloc_pd(), ib_uverbs_reg_mr(),
- * ib_uverbs_create_ah()), on the file's verbs context (IBA 11.2.2.1,
- * 11.2.3.1-2, 11.2.8.1, 11.2.8.9).  A user MR is the process's memory,
+ * ALLOC/DEALLOC_PD, REG/DEREG_MR, ALLOC/DEALLOC_MW and CREATE/DESTROY_AH,
+ * as the in-tree 6.1 uverbs_cmd.c answers them (ib_uverbs_alloc_pd(),
+ * ib_uverbs_reg_mr(), ib_uverbs_alloc_mw(), ib_uverbs_create_ah()), on the
+ * file's verbs context (IBA 11.2.2.1, 11.2.3.1-2, 11.2.8.1, 11.2.8.9,
+ * 11.2.9.1-3).  A user MR is the process's memory,
  * pinned as in-tree ib_umem_get() pins it (shim_uverbs.c).
  */
 #include "abi_rxe.h"
@@ -123,8 +124,52 @@ Result<void> cmd_dereg_mr(Call &c)
 	UMr *u = f.objects().find<UMr>(req.mr_handle, ObjType::Mr);
 	if (!u)
 		return Error(err::EINVAL);
-	/* Waits for the data path to let go, then the pages are unpinned (UMr::release()). */
+	/*
+	 * Waits for the data path to let go, then the pages are unpinned
+	 * (UMr::release()); EBUSY while windows are bound to it (IBA 10.6.7.2.1).
+	 */
 	WEFT_TRY(f.context()->dereg_mr(u->mr));
+	f.free_object(*u);
+	return ok();
+}
+
+/* Bound by BIND_MW work requests in the QP's ring (qp_send.cpp), as librxe posts them. */
+Result<void> cmd_alloc_mw(Call &c)
+{
+	WEFT_TRY(c.need_context());
+	abi::AllocMw req;
+	WEFT_TRY(c.request(&req, sizeof(req)));
+	File &f = c.file;
+	UPd *pd = f.objects().find<UPd>(req.pd_handle, ObjType::Pd);
+	if (!pd)
+		return Error(err::EINVAL);
+	/* In-tree: EINVAL for a type other than 1 and 2 (pyverbs' wrong-type test). */
+	if (req.mw_type != uint8_t(verbs::MwType::Type1) && req.mw_type != uint8_t(verbs::MwType::Type2))
+		return Error(err::EINVAL);
+	verbs::Mw *mw = WEFT_TRY(f.context()->alloc_mw(pd->pd, verbs::MwType(req.mw_type)));
+	auto *u = new (Gfp::Sleep) UMw(mw);
+	if (!u || !f.add_object(*u)) {
+		delete u;
+		(void)f.context()->dealloc_mw(mw);
+		return Error(err::ENOMEM);
+	}
+	abi::AllocMwResp resp{u->id, mw->rkey};
+	return respond_or(c, &resp, sizeof(resp), [&] {
+		(void)f.context()->dealloc_mw(mw);
+		f.free_object(*u);
+	});
+}
+
+Result<void> cmd_dealloc_mw(Call &c)
+{
+	WEFT_TRY(c.need_context());
+	abi::DeallocMw req;
+	WEFT_TRY(c.request(&req, sizeof(req)));
+	File &f = c.file;
+	UMw *u = f.objects().find<UMw>(req.mw_handle, ObjType::Mw);
+	if (!u)
+		return Error(err::EINVAL);
+	WEFT_TRY(f.context()->dealloc_mw(u->mw));
 	f.free_object(*u);
 	return ok();
 }

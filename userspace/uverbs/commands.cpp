@@ -47,6 +47,8 @@ constexpr Method alloc_pd = write_io<abi::AllocPd, abi::AllocPdResp>(cmd_alloc_p
 constexpr Method dealloc_pd = write_i<abi::DeallocPd>(cmd_dealloc_pd);
 constexpr Method reg_mr = write_io<abi::RegMr, abi::RegMrResp>(cmd_reg_mr, true);
 constexpr Method dereg_mr = write_i<abi::DeregMr>(cmd_dereg_mr);
+constexpr Method alloc_mw = write_io<abi::AllocMw, abi::AllocMwResp>(cmd_alloc_mw, true);
+constexpr Method dealloc_mw = write_i<abi::DeallocMw>(cmd_dealloc_mw);
 constexpr Method create_ah = write_io<abi::CreateAh, abi::CreateAhResp>(cmd_create_ah, true);
 constexpr Method destroy_ah = write_i<abi::DestroyAh>(cmd_destroy_ah);
 constexpr Method create_comp_channel =
@@ -84,6 +86,8 @@ constexpr Legacy make_legacy()
 	t.m[abi::cmd::destroy_ah] = &destroy_ah;
 	t.m[abi::cmd::reg_mr] = &reg_mr;
 	t.m[abi::cmd::dereg_mr] = &dereg_mr;
+	t.m[abi::cmd::alloc_mw] = &alloc_mw;
+	t.m[abi::cmd::dealloc_mw] = &dealloc_mw;
 	t.m[abi::cmd::create_comp_channel] = &create_comp_channel;
 	t.m[abi::cmd::create_cq] = &create_cq;
 	t.m[abi::cmd::resize_cq] = &resize_cq;

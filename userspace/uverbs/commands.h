@@ -70,6 +70,8 @@ Result<void> cmd_alloc_pd(Call &c);
 Result<void> cmd_dealloc_pd(Call &c);
 Result<void> cmd_reg_mr(Call &c);
 Result<void> cmd_dereg_mr(Call &c);
+Result<void> cmd_alloc_mw(Call &c);
+Result<void> cmd_dealloc_mw(Call &c);
 Result<void> cmd_create_ah(Call &c);
 Result<void> cmd_destroy_ah(Call &c);
 

@@ -87,6 +87,8 @@ uint32_t wc_opcode(verbs::WcOpcode op)
 	case verbs::WcOpcode::LocalInv:
 	case verbs::WcOpcode::RegMr:
 		return rxe::wc::local_inv;
+	case verbs::WcOpcode::BindMw:
+		return rxe::wc::bind_mw;
 	case verbs::WcOpcode::Recv:
 		return rxe::wc::recv;
 	case verbs::WcOpcode::RecvRdmaWithImm:

@@ -21,7 +21,7 @@
 
 namespace weft::uverbs {
 
-enum class ObjType : uint8_t { Pd = 1, Mr, Cq, Qp, Ah, Srq };
+enum class ObjType : uint8_t { Pd = 1, Mr, Cq, Qp, Ah, Srq, Mw };
 
 class UObject {
 public:
@@ -48,6 +48,12 @@ class UAh final : public UObject {
 public:
 	explicit UAh(verbs::Ah *a) : UObject(ObjType::Ah), ah(a) {}
 	verbs::Ah *const ah;
+};
+
+class UMw final : public UObject {
+public:
+	explicit UMw(verbs::Mw *m) : UObject(ObjType::Mw), mw(m) {}
+	verbs::Mw *const mw;
 };
 
 /* A user MR's pinned pages; the verbs MR releases them when it is gone. */

@@ -47,10 +47,16 @@ bool wr_opcode(uint32_t op, WrOpcode &out)
 	case rxe::wr::send_inv:
 		out = WrOpcode::SendWithInv;
 		return true;
+	case rxe::wr::bind_mw:
+		out = WrOpcode::BindMw;
+		return true;
 	default:
-		return false; /* memory windows are not offered (max_mw 0) */
+		return false;
 	}
 }
+
+/* ibv_access_flags' relaxed-ordering range: optional, ignored (in-tree IB_ACCESS_OPTIONAL). */
+constexpr uint32_t access_optional = 0x3ff00000u;
 
 /* IBV_SEND_FENCE, _SIGNALED, _SOLICITED, _INLINE: the verbs bits are the same. */
 constexpr uint32_t user_send_flags = verbs::send_flag::fence | verbs::send_flag::signaled |
@@ -73,6 +79,21 @@ bool UQp::convert(const rxe::SendWqe &w, const uint8_t *slot, verbs::SendWr &wr,
 	wr.atomic.compare_add = w.wr.wr.atomic.compare_add;
 	wr.atomic.swap = w.wr.wr.atomic.swap;
 	wr.atomic.rkey = w.wr.wr.atomic.rkey;
+	if (wr.opcode == WrOpcode::BindMw) {
+		/*
+		 * Keys, range and rights go to the HCA as written: it checks
+		 * them against its key table when the WQE executes (a bad one
+		 * completes with IBV_WC_MW_BIND_ERR, IBA 11.6.2).  No data.
+		 */
+		const auto &m = w.wr.wr.mw;
+		wr.bind.mw_rkey = m.mw_rkey;
+		wr.bind.mr_lkey = m.mr_lkey;
+		wr.bind.addr = m.addr;
+		wr.bind.length = m.length;
+		wr.bind.new_rkey = m.rkey;
+		wr.bind.access = m.access & ~access_optional;
+		return !(w.wr.send_flags & verbs::send_flag::inline_data);
+	}
 	if (qp->type == verbs::QpType::Ud) {
 		/* The kernel's AH (librxe uses ah_num whenever CREATE_AH gave one). */
 		const uint32_t num = w.wr.wr.ud.ah_num;

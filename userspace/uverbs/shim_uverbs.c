@@ -53,6 +53,8 @@ static_assert(WEFT_UVERBS_SZ_ALLOC_PD == sizeof(struct ib_uverbs_alloc_pd));
 static_assert(WEFT_UVERBS_SZ_ALLOC_PD_RESP == sizeof(struct ib_uverbs_alloc_pd_resp));
 static_assert(WEFT_UVERBS_SZ_REG_MR == sizeof(struct ib_uverbs_reg_mr));
 static_assert(WEFT_UVERBS_SZ_REG_MR_RESP == sizeof(struct ib_uverbs_reg_mr_resp));
+static_assert(WEFT_UVERBS_SZ_ALLOC_MW == sizeof(struct ib_uverbs_alloc_mw));
+static_assert(WEFT_UVERBS_SZ_ALLOC_MW_RESP == sizeof(struct ib_uverbs_alloc_mw_resp));
 static_assert(WEFT_UVERBS_SZ_CREATE_CQ == sizeof(struct ib_uverbs_create_cq));
 static_assert(WEFT_UVERBS_SZ_CREATE_CQ_RESP == sizeof(struct ib_uverbs_create_cq_resp));
 static_assert(WEFT_UVERBS_SZ_DESTROY_CQ == sizeof(struct ib_uverbs_destroy_cq));

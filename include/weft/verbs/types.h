@@ -52,7 +52,12 @@ inline constexpr uint32_t remote_read = 1u << 2;
 inline constexpr uint32_t remote_atomic = 1u << 3;
 inline constexpr uint32_t mw_bind = 1u << 4;
 inline constexpr uint32_t all = (1u << 5) - 1;
+/* What a memory window may grant (IBA 10.6.7.1: remote rights; local write is ignored). */
+inline constexpr uint32_t window = local_write | remote_write | remote_read | remote_atomic;
 } // namespace access
+
+/* IBA 10.6.7: memory window types (numbered as enum ib_mw_type). */
+enum class MwType : uint8_t { Type1 = 1, Type2 = 2 };
 
 /* Address vector (IBA 11.2.2.1 / 10.2.2). */
 struct AhAttr {
@@ -166,6 +171,8 @@ struct DeviceAttr {
 	uint32_t max_lso = 0;
 	uint32_t comp_vector_base = 0;
 	bool atomic_cap = false; /* IBA 11.2.1.2 "atomic operations: HCA-wide" */
+	/* IBA 10.6.7: memory windows, type 1 and type 2B (QP and PD checked), when max_mw > 0. */
+	uint32_t max_mw = 0;
 };
 
 /* IBA 14.2.5.6 PortInfo, the part the verbs report (Query HCA port). */
@@ -261,6 +268,7 @@ enum class WcOpcode : uint8_t {
 	RdmaRead = 2,
 	CompSwap = 3,
 	FetchAdd = 4,
+	BindMw = 5,
 	LocalInv = 6,
 	RegMr = 7,
 	Lso = 8,
@@ -316,6 +324,8 @@ enum class WrOpcode : uint8_t {
 	RdmaRead = 4,
 	AtomicCmpSwap = 5,
 	AtomicFetchAdd = 6,
+	/* IBA 10.6.7.2, 11.4.1.1: bind a memory window (type 1 or 2) on the send queue (bind). */
+	BindMw = 8,
 	SendWithInv = 9,
 	LocalInv = 10,
 	RegMr = 11,
@@ -395,6 +405,20 @@ struct SendWr {
 		uint32_t key = 0; /* the new lkey/rkey (variant byte may change) */
 		uint32_t access = 0;
 	} reg;
+	/*
+	 * BindMw, by keys as the wire-less WQE of a provider names them: the
+	 * window's current rkey, the MR's lkey, [addr, addr+length) inside the
+	 * MR (length 0 unbinds a type 1 window), the rkey the window gets (its
+	 * low byte is the consumer's variant, IBA 10.6.3.3) and the rights.
+	 */
+	struct {
+		uint32_t mw_rkey = 0;
+		uint32_t mr_lkey = 0;
+		uint64_t addr = 0;
+		uint64_t length = 0;
+		uint32_t new_rkey = 0;
+		uint32_t access = 0;
+	} bind;
 };
 
 struct RecvWr {

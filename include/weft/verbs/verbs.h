@@ -174,8 +174,11 @@ public:
 	Ah(Pd &p, const AhAttr &a) : pd(p), attr(a) {}
 };
 
-/* User: pinned pages of a process (UserPages), addressed by the process's iova. */
-enum class MrKind : uint8_t { Dma, Kernel, FastReg, User };
+/*
+ * User: pinned pages of a process (UserPages), addressed by the process's iova.
+ * Window: a memory window (class Mw), in the same key table but never an MR.
+ */
+enum class MrKind : uint8_t { Dma, Kernel, FastReg, User, Window };
 
 /*
  * Memory region (IBA 10.6): a range of kernel virtual memory registered
@@ -246,7 +249,7 @@ public:
 	/* The last reference wakes the deregistering thread (two-phase). */
 	static void release(Mr *mr) { mr->drained_.complete(); }
 
-private:
+protected:
 	friend class Context;
 	friend class Device;
 	/* Where @va lies and how many bytes from it are contiguous (bounds checked). */
@@ -258,6 +261,37 @@ private:
 	UserPages *user_pages_ = nullptr; /* User: released after the MR drained */
 	/* Read by any data path; written under the device's keys lock. FastReg MRs start invalid. */
 	Atomic<bool> valid_{true};
+	/* Memory windows bound to this MR (IBA 10.6.7.2.1); under the device's keys lock. */
+	uint32_t windows_ = 0;
+};
+
+/*
+ * Memory window (IBA 10.6.7): an rkey for a part of an MR with
+ * MW_BIND rights, granted and taken back by the consumer without
+ * re-registering.  It lives in the device's key table (its lkey is never
+ * looked up) and is "valid" while bound.  Type 1 is bound by the Bind
+ * Memory Window verb and unbound by a zero-length bind; type 2 (2B: QP
+ * and PD checked) by a BindMw work request of a QP of its PD, is then
+ * usable through that QP only, and goes back to free by an invalidation
+ * (IBA 10.6.7.2.4-5).  The binding (MR, bounds, rights, QP) changes only
+ * under the device's keys lock; the data path resolves a window's rkey to
+ * its MR there (Device::lookup_remote) and keeps the MR, not the window.
+ */
+class Mw : public Mr {
+public:
+	const MwType mw_type;
+	Mw(Pd &p, MwType t) : Mr(p, MrKind::Window, 0, 0, 0, 0), mw_type(t)
+	{
+		valid_.store(false, Order::Relaxed);
+	}
+
+private:
+	friend class Context;
+	friend class Device;
+	Mr *bound_ = nullptr; /* with a reference and a count in its windows_ */
+	/* Type 2: the QP bound through (compared, never followed: it may be gone). */
+	const Qp *qp_ = nullptr;
+	uint32_t qpn_ = 0;
 };
 
 /* Completion queue (IBA 10.8.2, 11.4). */
@@ -551,7 +585,7 @@ using ModifyHook = void (*)(Qp &qp, ModifyStep step);
 extern Atomic<ModifyHook> modify_hook;
 
 /* The kinds of object user contexts count device-wide (Device::user_objects). */
-enum class Quota : uint8_t { Pd, Cq, Srq, Ah, Count };
+enum class Quota : uint8_t { Pd, Cq, Srq, Ah, Mw, Count };
 
 /*
  * A resource owner on one device.  Every create/destroy verb goes through
@@ -583,7 +617,15 @@ public:
 				 Array<uint64_t> pages, uint32_t first_off, UserPages *owner);
 	/* IBA 10.6.3.5: an MR for fast registration, invalid until a REG_MR. */
 	Result<Mr *> alloc_fast_reg_mr(Pd *pd, uint32_t max_pages);
+	/* IBA 11.2.8.2: EBUSY while memory windows are bound to it (IBA 10.6.7.2.1). */
 	Result<void> dereg_mr(Mr *mr);
+	/*
+	 * IBA 11.2.9.1 Allocate Memory Window (type 1 or 2; EINVAL for
+	 * another, EOPNOTSUPP on a device without windows), 11.2.9.3
+	 * Deallocate: a bound window is unbound first (its rkey then fails).
+	 */
+	Result<Mw *> alloc_mw(Pd *pd, MwType type);
+	Result<void> dealloc_mw(Mw *mw);
 	/*
 	 * @comp_vector (0 .. DeviceAttr::num_comp_vectors - 1, or
 	 * Cq::no_vector): the interrupt vector whose CPU runs an Atomic
@@ -652,6 +694,7 @@ private:
 	void destroy_cq_locked(Cq *cq);
 	void destroy_srq_locked(Srq *srq);
 	void dereg_mr_locked(Mr *mr);
+	void dealloc_mw_locked(Mw *mw);
 	/* One more object of @k, or an error beyond @max (@have: this context's). */
 	Result<void> take_quota(Quota k, size_t have, uint32_t max);
 	void put_quota(Quota k);
@@ -660,6 +703,7 @@ private:
 	uint32_t next_pd_ = 1;
 	List<Pd, &Pd::node> pds_;
 	List<Mr, &Mr::node> mrs_;
+	List<Mr, &Mr::node> mws_; /* every one an Mw */
 	List<Cq, &Cq::node> cqs_;
 	List<Qp, &Qp::node> qps_;
 	List<Ah, &Ah::node> ahs_;
@@ -726,15 +770,31 @@ public:
 	uint8_t num_ports() const { return num_ports_; }
 	const DeviceAttr &attr() const { return attr_; }
 
-	/* Key table: the valid MR with this lkey/rkey, with a reference. */
+	/* Key table: the valid MR (never a window) with this lkey/rkey, with a reference. */
 	Ref<Mr> lookup_mr(uint32_t key, bool remote);
+	/*
+	 * IBA 10.6.7.2.6, 9.7.5.2.x: what an incoming RDMA READ/WRITE or
+	 * atomic on @qp may touch through @rkey, an MR's or a bound window's:
+	 * [va, va+len) inside it, with @need granted, of @qp's PD, and a type 2
+	 * window bound through @qp.  Answers the MR with a reference (empty
+	 * when any check fails: a remote access error) and in @recheck the
+	 * rights to pass to its accessors from then on (a window's MR need not
+	 * grant them itself; its bounds and validity are still checked).
+	 */
+	Ref<Mr> lookup_remote(uint32_t rkey, const Qp &qp, uint64_t va, uint64_t len,
+			      uint32_t need, uint32_t &recheck);
+	/* IBA 10.6.7.2.2-3: a BindMw work request of @qp (EINVAL when any rule is broken). */
+	Result<void> bind_mw(const Qp &qp, const SendWr &wr);
 	/*
 	 * Data path side of REG_MR and (local or remote) invalidation: only
 	 * fast-reg MRs of @pd qualify (IBA 10.6.3.5, 10.6.3.6).  EINVAL for a
 	 * key that names no such MR, or (register) a different table slot.
+	 * Invalidation also takes a bound type 2 window of @pd back to free
+	 * (IBA 10.6.7.2.5; a SEND with Invalidate's, @remote, only through the
+	 * QP it was bound through); a type 1 window refuses it.
 	 */
 	Result<void> fast_register(Mr &mr, Pd &pd, uint32_t key, uint32_t access);
-	Result<void> invalidate(uint32_t key, Pd &pd);
+	Result<void> invalidate(uint32_t key, Pd &pd, const Qp *remote = nullptr);
 
 	/*
 	 * Resource tracking (`rdma res`): fn(Context &) for each open context,
@@ -802,6 +862,10 @@ private:
 
 	Result<uint32_t> insert_mr(Mr &mr);
 	void erase_mr(Mr &mr);
+	/* erase_mr() unless windows are bound to @mr (EBUSY), atomically with binds. */
+	Result<void> erase_unbound_mr(Mr &mr);
+	/* Under keys_lock_: the window gives back its MR (and QP), invalid. */
+	static void unbind_locked(Mw &mw);
 
 	char name_[20] = {};
 	struct weft_ib_sysfs *sysfs_ = nullptr;
@@ -816,7 +880,7 @@ private:
 	Atomic<uint32_t> user_objs_[static_cast<uint8_t>(Quota::Count)];
 
 	SpinLock keys_lock_;
-	Array<Mr *> keys_; /* index = key >> 8 */
+	Array<Mr *> keys_; /* index = key >> 8; MRs and windows */
 	uint8_t key_variant_ = 0;
 
 	Protected<List<EventHandler, &EventHandler::node>, Mutex> handlers_;
