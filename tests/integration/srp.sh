@@ -199,8 +199,8 @@ echo "64 logins and logouts done"
 echo "== 9"
 # 9. srp_daemon finds the target through its device management agent and
 #    logs in by itself (-n: initiator_ext is the target port's GUID, for
-#    which the target has an ACL of its own).  It tries every port that
-#    has an agent; weft0's and weft2's have no LIO target and refuse.
+#    which the target has an ACL of its own).  Every port has an agent,
+#    but only weft1's shows its controller: it has a LIO target port.
 timeout 300 srp_daemon -e -o -n -i weft0 -p 1 >/tmp/srp_daemon.out 2>&1
 h=
 for i in $(seq 1 100); do

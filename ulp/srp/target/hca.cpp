@@ -8,6 +8,7 @@
  */
 #include <weft/log.h>
 
+#include "../dm/dm_host.h"
 #include "srpt.h"
 
 namespace weft::srpt {
@@ -270,6 +271,20 @@ void weft_srpt_client_unregister(void)
 {
 	verbs::unregister_client(*client);
 	client->~SrptClient();
+}
+
+/* Lock order: the Hca list, then the shim's target ports, then the DM host's list. */
+void weft_srpt_tports_changed(void)
+{
+	if (!client)
+		return;
+	auto l = client->hcas.lock();
+	for (Hca &h : *l)
+		for (uint8_t p = 1; p <= h.dev.num_ports(); p++) {
+			char gid[40], guid[24];
+			const bool on = h.port_names(p, gid, guid) && weft_srpt_port_enabled(gid, guid);
+			weft_srpt_dm_set_present(&h.dev, p, on);
+		}
 }
 
 int weft_srpt_port_name_ok(const char *name)
