@@ -174,7 +174,7 @@ demo_srp() {
 	echo "-- srp_daemon -o -c on weft0: the SRP targets its device management queries find"
 	demo_indent timeout 120 srp_daemon -o -c -i weft0 -p 1
 	echo "-- srp_daemon -e -o on weft0: log in to them"
-	# It tries every port with an agent; those without an LIO target refuse the login.
+	# Only ports with an enabled LIO target port show their IOC (weft1's here).
 	timeout 120 srp_daemon -e -o -i weft0 -p 1 >/tmp/demo-srp_daemon 2>&1
 	for i in $(seq 100); do
 		dev=$(lsscsi | awk '/LIO-ORG/ {print $NF}' | head -1)

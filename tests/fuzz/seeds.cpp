@@ -15,6 +15,7 @@
 #include "../../core/mad/rmpp.h"
 #include "../../drivers/hca/packet.h"
 #include "../../drivers/hca/tests/sample_packet.h"
+#include "../../ulp/srp/srp_wire.h"
 #include "../../userspace/umad/abi.h"
 
 extern "C" int weft_fuzz_write(const char *dir, const char *name, const void *data, size_t len);
@@ -403,6 +404,60 @@ void umad_seeds()
 	}
 }
 
+/* SRP target (srpt.cpp): a login for its port, SRP_CMDs of each format, a response with sense. */
+void srpt_seeds()
+{
+	using namespace srp::wire;
+	uint8_t b[1 + sizeof(Cmd) + sizeof(IndirectHdr) + 16 * sizeof(DirectBuf)] = {};
+	LoginReq l{};
+	l.opcode = op::login_req;
+	l.req_it_iu_len.set(4096);
+	l.req_buf_fmt.set(buf_fmt::direct | buf_fmt::indirect);
+	be64 id[2];
+	id[0].set(0x0200574654000004ull);
+	id[1].set(0x0200574654000004ull);
+	__builtin_memcpy(l.target_port_id, id, sizeof(id));
+	b[0] = 0;
+	__builtin_memcpy(b + 1, &l, sizeof(l));
+	put("srpt", "login", b, 1 + 92); /* the CM REQ's private data is 92 bytes */
+	static const uint32_t counts[] = {0, 1, 16};
+	for (uint32_t n : counts) {
+		__builtin_memset(b, 0, sizeof(b));
+		b[0] = 1;
+		Cmd c{};
+		c.opcode = op::cmd;
+		size_t len = 1 + sizeof(c);
+		if (n == 1) {
+			c.buf_fmt = desc::direct;
+			DirectBuf d{};
+			d.len.set(4096);
+			__builtin_memcpy(b + len, &d, sizeof(d));
+			len += sizeof(d);
+		} else if (n) {
+			c.buf_fmt = desc::indirect << 4;
+			c.data_out_desc_cnt = uint8_t(n);
+			IndirectHdr h{};
+			h.table.len.set(n * sizeof(DirectBuf));
+			h.total_len.set(n * 4096);
+			__builtin_memcpy(b + len, &h, sizeof(h));
+			len += sizeof(h);
+			for (uint32_t i = 0; i < n; i++, len += sizeof(DirectBuf)) {
+				DirectBuf d{};
+				d.len.set(4096);
+				__builtin_memcpy(b + len, &d, sizeof(d));
+			}
+		}
+		__builtin_memcpy(b + 1, &c, sizeof(c));
+		char name[32];
+		format(name, sizeof(name), "cmd-%u", n);
+		put("srpt", name, b, len);
+	}
+	__builtin_memset(b, 0x70, sizeof(b));
+	b[0] = 2;
+	b[1] = 200;
+	put("srpt", "rsp-sense", b, 1 + 1 + 96);
+}
+
 } // namespace
 
 /* Freestanding C++ does not know main: spelled as C. */
@@ -416,5 +471,6 @@ extern "C" int main(int argc, char **argv)
 	mad_seeds();
 	sma_seeds();
 	umad_seeds();
+	srpt_seeds();
 	return 0;
 }

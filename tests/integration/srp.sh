@@ -15,6 +15,8 @@
 #   7. a second initiator (weft2) on the same target, both verifying
 #   8. 64 logins and logouts in a row
 #   9. srp_daemon -e -o -n on weft0 logs in by itself (device management agent)
+#  9b. srp_daemon as a service: logs in, and after an outage longer than
+#      dev_loss_tmo (I/O failed, host removed) logs in again by itself
 #  10. the initiator module: refused while a disk is open, clean after
 set -u
 fail=0
@@ -197,8 +199,8 @@ echo "64 logins and logouts done"
 echo "== 9"
 # 9. srp_daemon finds the target through its device management agent and
 #    logs in by itself (-n: initiator_ext is the target port's GUID, for
-#    which the target has an ACL of its own).  It tries every port that
-#    has an agent; weft0's and weft2's have no LIO target and refuse.
+#    which the target has an ACL of its own).  Every port has an agent,
+#    but only weft1's shows its controller: it has a LIO target port.
 timeout 300 srp_daemon -e -o -n -i weft0 -p 1 >/tmp/srp_daemon.out 2>&1
 h=
 for i in $(seq 1 100); do
@@ -212,6 +214,52 @@ done
 	bad "srp_daemon did not log in: $(cat /tmp/srp_daemon.out)"
 [ -n "$h" ] && echo 1 >"$h/delete"
 for i in $(seq 1 100); do [ -n "$h" ] && [ -d "$h" ] || break; sleep 0.1; done
+
+echo "== 9b"
+# 9b. srp_daemon as a service (in the background with a periodic rescan,
+#     as srptools' service runs it) logs in by itself; then a long outage:
+#     I/O fails after fast_io_fail_tmo, the host goes after dev_loss_tmo
+#     (shortened here), and when the cable returns the service logs in
+#     again.  rport timers: seconds; detection needs I/O on the dead path.
+weft0_host() { # a SCSI host of weft0 whose LUN 0 is a disk
+	local x
+	for x in /sys/class/scsi_host/host*; do
+		[ "$(cat "$x/local_ib_device" 2>/dev/null)" = weft0 ] &&
+			[ -b "$(lsscsi "${x##*/host}:0:0:0" | awk '{print $NF}')" ] && { echo "$x"; return 0; }
+	done
+	return 1
+}
+wait_host() { # SECONDS: until weft0 has a host with a disk
+	local i
+	for i in $(seq 1 $(($1 * 5))); do weft0_host >/dev/null && return 0; sleep 0.2; done
+	return 1
+}
+srp_daemon -e -n -R 5 -i weft0 -p 1 >/tmp/srp_daemon_svc.out 2>&1 &
+sdpid=$!
+wait_host 120 || bad "srp_daemon (service) did not log in: $(cat /tmp/srp_daemon_svc.out)"
+h=$(weft0_host)
+d=$(lsscsi "${h##*/host}:0:0:0" | awk '{print $NF}')
+rp=/sys/class/srp_remote_ports/port-${h##*/host}:1
+echo 1 >"$rp/reconnect_delay" && echo 2 >"$rp/fast_io_fail_tmo" && echo 6 >"$rp/dev_loss_tmo" ||
+	bad "rport timers on $rp"
+echo 0 >$cfs/cables/c0/up
+# The read meets the dead path: the transport fails it after fast_io_fail_tmo.
+timeout 120 dd if="$d" of=/dev/null bs=4k count=1 iflag=direct 2>/tmp/srp-dd.err &&
+	bad "a read through the lost path succeeded"
+grep -q "Input/output error" /tmp/srp-dd.err || bad "the read did not fail with EIO: $(cat /tmp/srp-dd.err)"
+for i in $(seq 1 600); do [ -d "$h" ] || break; sleep 0.2; done
+[ -d "$h" ] && bad "the SCSI host stayed after dev_loss_tmo ($(cat "$rp/state" 2>/dev/null))"
+[ -d "$rp" ] && bad "the remote port stayed after dev_loss_tmo"
+echo 1 >$cfs/cables/c0/up
+weft_wait_active weft0 || bad "weft0 not ACTIVE after the outage"
+wait_host 180 || bad "srp_daemon did not log in again after the outage: $(tail -5 /tmp/srp_daemon_svc.out)"
+h=$(weft0_host)
+d=$(lsscsi "${h##*/host}:0:0:0" | awk '{print $NF}')
+dd if="$d" of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null || bad "read after the return failed"
+kill "$sdpid"
+wait "$sdpid" 2>/dev/null
+echo 1 >"$h/delete"
+for i in $(seq 1 100); do [ -d "$h" ] || break; sleep 0.1; done
 
 echo "== 10"
 # 10. The initiator under I/O: refused while a disk is in use, then clean.

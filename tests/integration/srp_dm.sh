@@ -3,12 +3,18 @@
 # ulp/srp/dm, weft_srpt.ko) found by Debian's srptools, as on hardware.
 #   1. The default subnet under OpenSM; weft_srpt loaded: weft1's port has
 #      IsDeviceManagementSupported in its PortInfo (smpquery, a live SMP).
-#   2. After a sweep (SIGHUP: the SM has no trap 144 to learn it from),
-#      `ibsrpdm -c` on weft0 prints weft1's target line exactly:
-#      id_ext, ioc_guid and service_id the node GUID, dgid the port GID,
-#      pkey ffff, and so does `srp_daemon -o -c`; `ibsrpdm` without -c
-#      shows its IOUnitInfo, IOC profile and service entry.
-#   3. weft_srpt removed: the bit is clear in PortInfo, and after the next
+#   2. After a sweep, `ibsrpdm` on weft0 shows weft1's I/O unit, but with
+#      no LIO target port there its controller (slot 1) is absent:
+#      `ibsrpdm -c` lists no target on weft1.
+#   3. A LIO target port for weft1 made and enabled (configfs, as
+#      targetcli does): the IOC is present (IOUnitInfo's change ID moved)
+#      and `ibsrpdm -c` prints weft1's target line exactly: id_ext,
+#      ioc_guid and service_id the node GUID, dgid the port GID, pkey
+#      ffff, and so does `srp_daemon -o -c`; `ibsrpdm` without -c shows
+#      its IOUnitInfo, IOC profile and service entry.
+#   4. The target port disabled: the IOC is gone again (change ID moved),
+#      `ibsrpdm -c` lists nothing on weft1.
+#   5. weft_srpt removed: the bit is clear in PortInfo, and after the next
 #      sweep ibsrpdm finds nothing.
 set -u
 fail=0
@@ -57,14 +63,33 @@ is_dm && bad "weft1 has IsDeviceManagementSupported before weft_srpt"
 dm_query -c || bad "ibsrpdm -c before weft_srpt: $(cat /tmp/srp_dm.err)"
 lists_none || bad "ibsrpdm found targets before weft_srpt: $(cat $out)"
 
-# 1-2. weft_srpt on every CA port.
+# 1-2. weft_srpt on every CA port; no LIO target port yet: an I/O unit without its controller.
 weft_insmod weft_srpt || bad "insmod weft_srpt"
 is_dm || bad "smpquery: weft1 port 1 lacks IsDeviceManagementSupported: $(smpquery -C weft0 -P 1 portinfo "$lid1" 1 | grep -A8 CapMask)"
+# weft1's IOUnitInfo change ID, from ibsrpdm's full output.
+change_id() { dm_query && grep -A1 "port GID: *$gid1" $out | sed -n 's/.*change ID: *//p'; }
+iou_seen() { grep -q "port GID: *$gid1" $out; }
+for i in $(seq 1 30); do
+	kill -HUP "$weft_sm_pid"
+	sleep 1
+	dm_query && iou_seen && break
+done
+iou_seen || bad "ibsrpdm never showed weft1's I/O unit: $(cat $out) $(cat /tmp/srp_dm.err)"
+grep -q "Weft SRP target" $out && bad "weft1's IOC present without a LIO target port: $(cat $out)"
+c0=$(change_id)
+dm_query -c
+lists_weft1 && bad "ibsrpdm -c lists weft1 without a LIO target port"
+
+# 3. A LIO target port for weft1 (as targetcli makes it: WWN, TPG 1, enabled).
+tp=/sys/kernel/config/target/srpt/0x$gid1
+mkdir -p "$tp/tpgt_1" && echo 1 >"$tp/tpgt_1/enable" || bad "LIO target port $tp"
 if ibsrpdm_until 30 lists_weft1; then
 	echo "srp_dm: ibsrpdm -c: $(cat $out)"
 else
 	bad "ibsrpdm -c never listed '$want': $(cat $out) $(cat /tmp/srp_dm.err)"
 fi
+c1=$(change_id)
+[ -n "$c0" ] && [ -n "$c1" ] && [ "$c0" != "$c1" ] || bad "change ID did not move with the IOC: '$c0' -> '$c1'"
 # srp_daemon itself, once, printing the add_target strings it would write.
 timeout 60 srp_daemon -o -c -d "$umad" >$out 2>/tmp/srp_dm.err || bad "srp_daemon -o -c: $(cat /tmp/srp_dm.err)"
 lists_weft1 || bad "srp_daemon -o -c does not list '$want': $(cat $out)"
@@ -75,7 +100,15 @@ for line in "port LID: *$(printf %04x "$lid1")" "port GID: *$gid1" "max controll
 	grep -qE "$line" $out || bad "ibsrpdm lacks '$line'"
 done
 
-# 3. Unloaded: the bit goes at once, the SM forgets the port at its next sweep.
+# 4. The target port disabled: the agent hides the IOC at once.
+echo 0 >"$tp/tpgt_1/enable" || bad "disable $tp"
+dm_query -c || bad "ibsrpdm -c: $(cat /tmp/srp_dm.err)"
+lists_weft1 && bad "ibsrpdm -c still lists weft1 with its target port disabled"
+c2=$(change_id)
+[ -n "$c2" ] && [ "$c2" != "$c1" ] || bad "change ID did not move when the IOC went: '$c1' -> '$c2'"
+weft_lio_clear || bad "LIO configuration not cleared"
+
+# 5. Unloaded: the bit goes at once, the SM forgets the port at its next sweep.
 rmmod weft_srpt || bad "rmmod weft_srpt"
 is_dm && bad "weft1 keeps IsDeviceManagementSupported after rmmod"
 ibsrpdm_until 30 lists_none || bad "ibsrpdm -c still lists targets after rmmod: $(cat $out)"

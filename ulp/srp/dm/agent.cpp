@@ -27,7 +27,7 @@ Agent::Agent(mad::MadPort &p, const Ioc &ioc) :
 	agent_.add_method(iba::method::set);
 }
 
-Result<Agent *> Agent::attach(verbs::Device &dev, uint8_t port, const Ioc &ioc)
+Result<Agent *> Agent::attach(verbs::Device &dev, uint8_t port, const Ioc &ioc, bool present)
 {
 	if (dev.node_type() != verbs::NodeType::Ca || port < 1 || port > dev.num_ports())
 		return Error(err::EINVAL);
@@ -37,6 +37,7 @@ Result<Agent *> Agent::attach(verbs::Device &dev, uint8_t port, const Ioc &ioc)
 	auto *a = new (Gfp::Sleep) Agent(*mp, ioc);
 	if (!a)
 		return Error(err::ENOMEM);
+	a->state_.store((uint32_t(present) << 16) | 1, Order::Relaxed);
 	if (auto r = mp->gsi().register_agent(a->agent_); !r) {
 		delete a;
 		return r.error();

@@ -23,9 +23,10 @@
  * weft_mad, from its add() on); detach() must run before that client's
  * remove() returns.  attach() and detach() sleep.  The Ioc is copied and
  * fixed for the Agent's life; set_present() may be called any time from
- * any context.  A new Agent answers with its controller present, as
- * in-tree ib_srpt does while loaded: srp_daemon asks for the profile of
- * present slots only.
+ * any context.  A new Agent answers with its controller present unless
+ * attach() says otherwise (in-tree ib_srpt shows it whenever loaded;
+ * weft_srpt's host only while LIO has an enabled target port there):
+ * srp_daemon asks for the profile of present slots only.
  */
 #ifndef WEFT_SRP_DM_H
 #define WEFT_SRP_DM_H
@@ -85,9 +86,10 @@ public:
 	 * Serve DevMgt on @dev's @port and set its IsDeviceManagementSupported.
 	 * EINVAL: not a CA port; ENODEV: weft_mad has no GSI there; EBUSY:
 	 * another agent (a umad user, a second attach) serves DevMgt there;
-	 * ENOMEM.
+	 * ENOMEM.  Slot 1 starts as @present says.
 	 */
-	static Result<Agent *> attach(verbs::Device &dev, uint8_t port, const Ioc &ioc);
+	static Result<Agent *> attach(verbs::Device &dev, uint8_t port, const Ioc &ioc,
+				      bool present = true);
 	/*
 	 * Clear the capability bit, stop answering (waits for an answer being
 	 * sent), free the Agent.

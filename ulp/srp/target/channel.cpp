@@ -83,16 +83,8 @@ Result<void> Channel::create_resources()
 Result<void> Channel::login(cm::Id &id, const cm::RequestInfo &req, const LoginReq &lreq,
 			    uint32_t &reason, uint8_t rsp_flags)
 {
-	const uint32_t it_iu = lreq.req_it_iu_len.get();
+	const uint32_t it_iu = lreq.req_it_iu_len.get(); /* checked: parse::login() */
 	__builtin_memcpy(i_port_id_, lreq.initiator_port_id, 16);
-	if (it_iu > params.max_req_size || it_iu < sizeof(Cmd)) {
-		reason = rej::it_iu_too_large;
-		return Error(err::EINVAL);
-	}
-	if (!(lreq.req_buf_fmt.get() & (buf_fmt::direct | buf_fmt::indirect))) {
-		reason = rej::unsupported_fmt;
-		return Error(err::EINVAL);
-	}
 	char gid_name[40], guid_name[24];
 	if (!hca_.port_names(port_, gid_name, guid_name)) {
 		reason = rej::unable_establish;

@@ -8,6 +8,7 @@
  */
 #include <weft/log.h>
 
+#include "../dm/dm_host.h"
 #include "srpt.h"
 
 namespace weft::srpt {
@@ -193,21 +194,11 @@ int Hca::request(const cm::Event &e)
 {
 	using namespace srp::wire;
 	LoginReq req;
-	if (e.private_data.size() < sizeof(req)) {
-		send_login_rej(*e.id, rej::unable_establish);
-		return -1;
-	}
-	__builtin_memcpy(&req, e.private_data.data(), sizeof(req));
-	be64 want[2];
-	want[0].set(service_id);
-	want[1].set(service_id);
-	if (req.opcode != op::login_req) {
-		send_login_rej(*e.id, rej::unable_establish);
-		return -1;
-	}
-	if (__builtin_memcmp(req.target_port_id, want, 16)) {
-		log.info("%s: login for another target port refused", dev.name());
-		send_login_rej(*e.id, rej::unable_associate);
+	const uint32_t why = parse::login(e.private_data, service_id, params.max_req_size, req);
+	if (why) {
+		WEFT_LOG_RATELIMITED(log, Level::Info, "%s: login refused, SRP_LOGIN_REJ reason 0x%08x",
+				     dev.name(), why);
+		send_login_rej(*e.id, why);
 		return -1;
 	}
 	auto *ch = new (Gfp::Sleep) Channel(*this, e.req->port);
@@ -280,6 +271,20 @@ void weft_srpt_client_unregister(void)
 {
 	verbs::unregister_client(*client);
 	client->~SrptClient();
+}
+
+/* Lock order: the Hca list, then the shim's target ports, then the DM host's list. */
+void weft_srpt_tports_changed(void)
+{
+	if (!client)
+		return;
+	auto l = client->hcas.lock();
+	for (Hca &h : *l)
+		for (uint8_t p = 1; p <= h.dev.num_ports(); p++) {
+			char gid[40], guid[24];
+			const bool on = h.port_names(p, gid, guid) && weft_srpt_port_enabled(gid, guid);
+			weft_srpt_dm_set_present(&h.dev, p, on);
+		}
 }
 
 int weft_srpt_port_name_ok(const char *name)

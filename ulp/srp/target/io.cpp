@@ -52,57 +52,17 @@ void Channel::put_ioctx(IoCtx &io)
 		poll_work_.queue();
 }
 
-/*
- * SRP 5.6.2.1: the descriptors of the one direction with data.  Direct:
- * one, after the CDB.  Indirect: the table's header, then the
- * descriptors, which must all be in the IU (the in-tree target's rule
- * too: fetching an external table is not supported).
- */
-Result<void> Channel::parse_desc(IoCtx &io, const uint8_t *iu, const Cmd &cmd, uint32_t len,
-				 int &dir, uint32_t &data_len)
+/* SRP 5.6.2.1: the descriptors of the one direction with data (parse::cmd()). */
+Result<void> Channel::parse_desc(IoCtx &io, const uint8_t *iu, uint32_t len, int &dir,
+				 uint32_t &data_len)
 {
-	const uint8_t out_fmt = cmd.buf_fmt >> 4, in_fmt = cmd.buf_fmt & 0xf;
 	io.ndesc = 0;
 	io.desc_total = 0;
-	data_len = 0;
-	dir = WEFT_SRPT_DIR_NONE;
-	if (cmd.add_cdb_len >> 2)
-		return Error(err::EINVAL); /* additional CDB bytes: not supported */
-	if (out_fmt && in_fmt)
-		return Error(err::EINVAL); /* bidirectional: not supported */
-	const uint8_t fmt = out_fmt ? out_fmt : in_fmt;
-	if (fmt == desc::none)
-		return ok();
-	dir = out_fmt ? WEFT_SRPT_DIR_TO_TARGET : WEFT_SRPT_DIR_FROM_TARGET;
-	const uint8_t *add = iu + sizeof(Cmd);
-	DirectBuf *d = desc_of(io);
-	if (fmt == desc::direct) {
-		if (len < sizeof(Cmd) + sizeof(DirectBuf))
-			return Error(err::EINVAL);
-		__builtin_memcpy(d, add, sizeof(DirectBuf));
-		io.ndesc = 1;
-	} else if (fmt == desc::indirect) {
-		IndirectHdr h;
-		if (len < sizeof(Cmd) + sizeof(h))
-			return Error(err::EINVAL);
-		__builtin_memcpy(&h, add, sizeof(h));
-		const uint32_t count = out_fmt ? cmd.data_out_desc_cnt : cmd.data_in_desc_cnt;
-		const uint32_t in_table = h.table.len.get() / sizeof(DirectBuf);
-		if (!count || count != in_table ||
-		    len < sizeof(Cmd) + sizeof(h) + count * sizeof(DirectBuf))
-			return Error(err::EINVAL);
-		__builtin_memcpy(d, add + sizeof(h), count * sizeof(DirectBuf));
-		io.ndesc = count;
-	} else {
-		return Error(err::EINVAL);
-	}
-	uint64_t total = 0;
-	for (uint32_t i = 0; i < io.ndesc; i++)
-		total += d[i].len.get();
-	if (total > 0xffffffffull)
-		return Error(err::EINVAL);
-	io.desc_total = static_cast<uint32_t>(total);
-	data_len = io.desc_total;
+	const parse::CmdData d = WEFT_TRY(parse::cmd(iu, len, desc_of(io)));
+	io.ndesc = d.ndesc;
+	io.desc_total = d.total;
+	dir = d.dir;
+	data_len = d.total;
 	return ok();
 }
 
@@ -124,7 +84,7 @@ void Channel::handle_cmd(IoCtx &io, const uint8_t *iu, uint32_t len)
 	io.tag = tag_get(cmd.tag);
 	int dir;
 	uint32_t data_len;
-	if (!parse_desc(io, iu, cmd, len, dir, data_len)) {
+	if (!parse_desc(io, iu, len, dir, data_len)) {
 		reply(io, sam_check_condition, true, rsp_code::invalid_iu);
 		return;
 	}
@@ -160,44 +120,24 @@ void Channel::handle_tsk_mgmt(IoCtx &io, const uint8_t *iu, uint32_t len)
 /* SRP 5.7.2: the SRP_RSP, with the credits owed (one for this request, more for aborted ones). */
 uint32_t Channel::build_rsp(IoCtx &io, const weft_srpt_status *st, bool rsp_valid, uint8_t code)
 {
-	uint8_t *buf = rsp_of(io);
-	Rsp rsp{};
-	uint32_t len = sizeof(rsp);
-	rsp.opcode = op::rsp;
+	uint32_t credits;
 	{
 		SpinGuard g(lock_);
-		rsp.req_lim_delta.set(1 + credit_delta_);
+		credits = 1 + credit_delta_;
 		credit_delta_ = 0;
 	}
-	tag_set(rsp.tag, io.tag);
-	if (rsp_valid) {
-		TmRspData d{};
-		d.code = code;
-		rsp.flags |= rsp_flag::rspvalid;
-		rsp.resp_data_len.set(sizeof(d));
-		__builtin_memcpy(buf + len, &d, sizeof(d));
-		len += sizeof(d);
-	}
+	parse::RspStatus s{};
 	if (st) {
-		rsp.status = st->status;
-		const bool in = st->dir == WEFT_SRPT_DIR_FROM_TARGET;
-		if (st->under) {
-			rsp.flags |= in ? rsp_flag::diunder : rsp_flag::dounder;
-			(in ? rsp.data_in_res_cnt : rsp.data_out_res_cnt).set(st->resid);
-		} else if (st->over) {
-			rsp.flags |= in ? rsp_flag::diover : rsp_flag::doover;
-			(in ? rsp.data_in_res_cnt : rsp.data_out_res_cnt).set(st->resid);
-		}
-		const uint32_t sense = min<uint32_t>(st->sense_len, params.max_rsp_size - len);
-		if (st->sense && sense) {
-			rsp.flags |= rsp_flag::snsvalid;
-			rsp.sense_data_len.set(sense);
-			__builtin_memcpy(buf + len, st->sense, sense);
-			len += sense;
-		}
+		s.status = st->status;
+		s.sense = st->sense;
+		s.sense_len = st->sense_len;
+		s.resid = st->resid;
+		s.under = st->under;
+		s.over = st->over;
+		s.data_in = st->dir == WEFT_SRPT_DIR_FROM_TARGET;
 	}
-	__builtin_memcpy(buf, &rsp, sizeof(rsp));
-	return len;
+	return parse::rsp(rsp_of(io), params.max_rsp_size, io.tag, credits, st ? &s : nullptr,
+			  rsp_valid, code);
 }
 
 /* Answer a request ourselves (malformed, or LIO would not take it). */

@@ -16,6 +16,7 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
+#include "../dm/dm_host.h"
 #include "srpt_kapi.h"
 
 struct weft_srpt_tport {
@@ -205,6 +206,10 @@ static void srpt_disable(struct weft_srpt_tport *tp)
 
 	mutex_lock(&tports_lock);
 	tp->enabled = false;
+	mutex_unlock(&tports_lock);
+	/* The IOC goes from the DM agent first: srp_daemon stops finding it. */
+	weft_srpt_tports_changed();
+	mutex_lock(&tports_lock);
 	list_for_each_entry(s, &tp->sessions, node)
 		weft_srpt_session_shutdown(s->ctx);
 	mutex_unlock(&tports_lock);
@@ -222,6 +227,7 @@ static int srpt_enable_tpg(struct se_portal_group *tpg, bool enable)
 	mutex_lock(&tports_lock);
 	tp->enabled = true;
 	mutex_unlock(&tports_lock);
+	weft_srpt_tports_changed();
 	return 0;
 }
 
@@ -302,6 +308,16 @@ static struct weft_srpt_tport *find_enabled(const char *name)
 		if (tp->enabled && !strcasecmp(tp->name, name))
 			return tp;
 	return NULL;
+}
+
+bool weft_srpt_port_enabled(const char *gid_name, const char *guid_name)
+{
+	bool on;
+
+	mutex_lock(&tports_lock);
+	on = find_enabled(gid_name) || find_enabled(guid_name);
+	mutex_unlock(&tports_lock);
+	return on;
 }
 
 struct weft_srpt_sess *weft_srpt_session_open(const char *gid_name, const char *guid_name,

@@ -21,6 +21,7 @@
 #include <weft/verbs/verbs.h>
 
 #include "../srp_wire.h"
+#include "parse.h"
 #include "srpt_kapi.h"
 
 namespace weft::srpt {
@@ -102,8 +103,8 @@ private:
 	void handle_tsk_mgmt(IoCtx &io, const uint8_t *iu, uint32_t len);
 	IoCtx *get_ioctx();
 	void put_ioctx(IoCtx &io);
-	Result<void> parse_desc(IoCtx &io, const uint8_t *iu, const srp::wire::Cmd &cmd,
-				uint32_t len, int &dir, uint32_t &data_len);
+	Result<void> parse_desc(IoCtx &io, const uint8_t *iu, uint32_t len, int &dir,
+				uint32_t &data_len);
 	void reply(IoCtx &io, uint8_t status, bool rsp_valid, uint8_t code);
 	uint32_t build_rsp(IoCtx &io, const weft_srpt_status *st, bool rsp_valid, uint8_t code);
 	Reserve reserve(IoCtx &io);
@@ -119,7 +120,7 @@ private:
 	srp::wire::DirectBuf *desc_of(IoCtx &io) { return &desc_buf_[io.index * max_desc]; }
 	uint8_t *rsp_of(IoCtx &io) { return &rsp_buf_[io.index * params.max_rsp_size]; }
 
-	static constexpr uint32_t max_desc = 255; /* SRP_CMD's one-byte descriptor count */
+	static constexpr uint32_t max_desc = parse::max_desc;
 
 	Hca &hca_;
 	const uint8_t port_;

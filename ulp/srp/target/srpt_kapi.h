@@ -55,6 +55,8 @@ void weft_srpt_fabric_unregister(void);
  */
 struct weft_srpt_sess *weft_srpt_session_open(const char *gid_name, const char *guid_name,
 					       const uint8_t i_port_id[16], void *ctx, int *err);
+/* Whether an enabled target port has either name (takes the shim's lock: call unlocked). */
+bool weft_srpt_port_enabled(const char *gid_name, const char *guid_name);
 /* Stop new commands, wait until every command was released, remove (may sleep long). */
 void weft_srpt_session_close(struct weft_srpt_sess *s);
 
