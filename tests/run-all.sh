@@ -182,12 +182,12 @@ if [ "$debug_ok" = 1 ]; then
 
 	# The teardown-heavy integration tests again under KASAN, lockdep and
 	# kmemleak: unloading and removing under traffic, and the objects user
-	# space holds (verbs, RDMA CM) killed mid-use.  The other
-	# concurrency-heavy tests (stream_faults, cm, rdma_cm, ipoib_cm) run
+	# space holds (verbs) killed mid-use.  The other
+	# concurrency-heavy tests (stream_faults, cm, rdma_cm, ucma, ipoib_cm) run
 	# under KCSAN in make check-race, and make soak drives the same paths
 	# on this kernel: CI's 90 minutes do not hold them all here.
 	section "debug kernel test host: heavy integration tests"
-	heavy="unload_under_traffic remove_live uverbs_apps ucma"
+	heavy="unload_under_traffic remove_live uverbs_apps"
 	log=build/logs/integration-debug.log
 	# shellcheck disable=SC2086 # test names are words
 	if tests/harness/vm-run.sh --kernel debug --script tests/integration/run-in-guest.sh \

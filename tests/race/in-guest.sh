@@ -17,7 +17,7 @@ done
 step rmmod weft_kunit
 step weft_unload
 # The checker kernels are 5-10 times slower: the same paths at a smaller scale.
-export WEFT_STREAM_MESSAGES=20000 WEFT_CM_CYCLES=200 WEFT_RCM_CYCLES=200
+export WEFT_STREAM_MESSAGES=20000 WEFT_CM_CYCLES=200 WEFT_RCM_CYCLES=200 WEFT_UCMA_PINGS=100
 for name in "$@"; do
 	t=$WEFT_REPO/tests/integration/$name.sh
 	echo "=== race: $name"

@@ -13,7 +13,7 @@ mkdir -p build/logs
 results=build/race-results.txt
 : >"$results"
 record() { echo "$1 $2${3:+ - $3}" | tee -a "$results"; }
-heavy=(unload_under_traffic remove_live remove_cfs_live stream_faults cm rdma_cm ipoib_cm)
+heavy=(unload_under_traffic remove_live remove_cfs_live stream_faults cm rdma_cm ucma ipoib_cm)
 
 start=$(date +%s)
 if rk=$(tests/kernel/build-debug-kernel.sh race); then
