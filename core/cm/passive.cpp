@@ -57,12 +57,12 @@ bool duplicate_locked(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 }
 
 /* 1: IBA 12.9.8.3.1: the peer's QP is connected to us already, so that connection is stale. */
-Id *stale_locked(const Req &req)
+Id *stale_locked(const wire::Req &req)
 {
 	cm->lock.assert_held();
 	for (Id &id : cm->ids)
-		if (id.state == State::Established && id.setup.remote_qpn == Req::Qpn::get(req.qpn_rr) &&
-		    id.remote_ca_guid == req.local_ca_guid.get())
+		if (id.state == State::Established && id.setup.remote_qpn == req.info.remote_qpn &&
+		    id.remote_ca_guid == req.info.remote_ca_guid)
 			return &id;
 	return nullptr;
 }
@@ -115,7 +115,6 @@ void take_req(Id &id, CmPort &p, const mad::Mad &m, const wire::Req &req, const 
 
 void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 {
-	const Req &raw = body<Req>(m);
 	const wire::Req req = wire::req(m);
 	auto pkey = find_pkey(p.dev, p.num, req.info.pkey);
 	Ref<Id> fresh, stale;
@@ -123,7 +122,7 @@ void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		MutexGuard g(cm->lock);
 		if (duplicate_locked(p, m, from))
 			return;
-		if (Id *old = stale_locked(raw)) {
+		if (Id *old = stale_locked(req)) {
 			rej_stranger(p, m, from, iba::cm::rej::stale_conn);
 			cm->stats.stale_rej++;
 			stale = Ref<Id>::share(old);
