@@ -18,9 +18,9 @@ bad() { echo "mad_flood: $*"; fail=1; }
 sys=/sys/class/infiniband
 dir=$(dirname "${BASH_SOURCE[0]}")
 writers=4 per_writer=2500
-oob() { cat $sys/$1/ports/1/hw_counters/out_of_buffer; }
-rcv() { cat $sys/$1/ports/1/counters/port_rcv_packets; }
-lid_of() { echo $(($(cat $sys/$1/ports/1/lid))); }
+oob() { cat "$sys/$1/ports/1/hw_counters/out_of_buffer"; }
+rcv() { cat "$sys/$1/ports/1/counters/port_rcv_packets"; }
+lid_of() { echo $(($(cat "$sys/$1/ports/1/lid"))); }
 
 weft_load || exit 1
 weft_sm_start weft0
@@ -32,7 +32,12 @@ for _ in $(seq 1 60); do
 	[ -n "$sw_lid" ] && [ "$sw_lid" -gt 0 ] && saquery -C weft1 -P 1 >/dev/null 2>&1 && break
 	sleep 0.5
 done
-[ "$lid1" -gt 0 ] && [ -n "$sw_lid" ] || { bad "no LIDs: weft1 '$lid1', switch '$sw_lid'"; weft_sm_stop; weft_unload; exit 1; }
+if [ "$lid1" -le 0 ] || [ -z "$sw_lid" ]; then
+	bad "no LIDs: weft1 '$lid1', switch '$sw_lid'"
+	weft_sm_stop
+	weft_unload
+	exit 1
+fi
 echo "weft0 $lid0 weft1 $lid1 switch $sw_lid"
 
 # probe NAME: one query; its output in /tmp/mad_flood.probe.
@@ -57,15 +62,15 @@ answered() {
 first_try() { probe "$1" && answered "$1"; }
 
 for p in $probes; do
-	first_try $p || bad "$p before the flood: $(cat /tmp/mad_flood.probe)"
+	first_try "$p" || bad "$p before the flood: $(cat /tmp/mad_flood.probe)"
 done
 oob0=$(oob weft0) oob1=$(oob weft1) rcv1=$(rcv weft1)
 start=$(date +%s.%N)
 
 for w in $(seq 1 $writers); do
 	timeout 300 python3 "$dir/mad_flood.py" /dev/infiniband/umad$((w % 2)) "$w" $per_writer "$lid1" "$sw_lid" \
-		>/tmp/mad_flood.w$w 2>&1 &
-	pids[$w]=$!
+		>"/tmp/mad_flood.w$w" 2>&1 &
+	pids[w]=$!
 done
 # Probes while any writer runs: each answered within 10 tries (a try is the
 # tool's own timeout and retries; the flood's replies share weft0's QP0).
@@ -75,7 +80,7 @@ while alive; do
 	for p in $probes; do
 		alive || break
 		for try in $(seq 1 10); do
-			first_try $p && break
+			first_try "$p" && break
 			retried=$((retried + 1))
 			[ "$try" = 10 ] && bad "$p during the flood: not answered in 10 tries: $(cat /tmp/mad_flood.probe)"
 		done
@@ -84,8 +89,8 @@ while alive; do
 done
 sent=0 refused=0 to1=0
 for w in $(seq 1 $writers); do
-	wait "${pids[$w]}" || bad "writer $w: $(cat /tmp/mad_flood.w$w)"
-	read -r _ s _ r _ f </tmp/mad_flood.w$w
+	wait "${pids[$w]}" || bad "writer $w: $(cat "/tmp/mad_flood.w$w")"
+	read -r _ s _ r _ f <"/tmp/mad_flood.w$w"
 	sent=$((sent + ${s:-0})) refused=$((refused + ${r:-0})) to1=$((to1 + ${f:-0}))
 done
 echo "sent $sent ($to1 by LID to weft1), refused by the sender $refused, in $(echo "$(date +%s.%N) - $start" | bc) s;" \
@@ -96,7 +101,7 @@ echo "sent $sent ($to1 by LID to weft1), refused by the sender $refused, in $(ec
 
 # After it: every probe answered at the first try.
 for p in $probes; do
-	first_try $p || bad "$p after the flood: $(cat /tmp/mad_flood.probe)"
+	first_try "$p" || bad "$p after the flood: $(cat /tmp/mad_flood.probe)"
 done
 d0=$(($(oob weft0) - oob0)) d1=$(($(oob weft1) - oob1)) r1=$(($(rcv weft1) - rcv1))
 echo "weft1: port_rcv_packets +$r1; hw_counters/out_of_buffer: weft0 +$d0, weft1 +$d1"
