@@ -10,6 +10,7 @@
  * A duplicate REP after the RTU (the RTU was lost) gets the RTU again.
  */
 #include "cm_priv.h"
+#include "wire.h"
 
 namespace weft::cm {
 
@@ -211,15 +212,16 @@ void on_rep(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			return;
 		}
 		arm_locked(*id, 0);
+		const wire::Rep f = wire::rep(m);
 		id->remote_id = rep.local_comm_id.get();
-		id->remote_ca_guid = rep.local_ca_guid.get();
+		id->remote_ca_guid = f.ca_guid;
 		QpSetup &s = id->setup;
-		s.remote_qpn = R::Qpn::get(rep.qpn_vendor);
-		s.remote_psn = R::Psn::get(rep.psn_vendor);
-		s.rnr_retry = R::RnrRetry::get(rep.rnr_flags);
+		s.remote_qpn = f.qpn;
+		s.remote_psn = f.psn;
+		s.rnr_retry = f.rnr_retry;
 		/* IBA 12.7.29-30: each side reads at most as deep as the other can answer. */
-		s.initiator_depth = min(s.initiator_depth, rep.responder_resources.get());
-		s.responder_resources = min(s.responder_resources, rep.initiator_depth.get());
+		s.initiator_depth = min(s.initiator_depth, f.responder_resources);
+		s.responder_resources = min(s.responder_resources, f.initiator_depth);
 		d = Ref<Id>::share(id);
 		id->state = State::RepRcvd;
 		/* 3: deliver() moves the QP, then calls the Reply handler, then sends the RTU. */
@@ -228,7 +230,8 @@ void on_rep(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			send_rej_locked(*id, iba::cm::rej::no_resources, {}, {});
 			enter_timewait_locked(*id);
 		} else {
-			ev->set_pdata(rep.private_data, sizeof(rep.private_data));
+			ConstBytes pd = wire::private_data(m, wire::Kind::Rep);
+			ev->set_pdata(pd.data(), pd.size());
 			ev->then_rtu = !id->manual_rtu;
 		}
 	}
@@ -246,9 +249,9 @@ void on_mra(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 		return;
 	}
 	/* IBA 12.6.6: hold off retransmitting for the service timeout plus one packet lifetime. */
-	uint32_t wait = iba::cm::timeout_ms(M::Timeout::get(mra.service_timeout)) +
-			iba::cm::timeout_ms(id->pkt_life);
-	uint8_t which = M::Mraed::get(mra.mraed);
+	const wire::Mra f = wire::mra(m);
+	uint32_t wait = f.service_timeout_ms + iba::cm::timeout_ms(id->pkt_life);
+	uint8_t which = f.mraed;
 	if (which == iba::cm::msg::req && (id->state == State::ReqSent || id->state == State::RepWait)) {
 		id->state = State::RepWait;
 		arm_locked(*id, wait);

@@ -14,6 +14,7 @@
  *      is not, Established.
  */
 #include "cm_priv.h"
+#include "wire.h"
 
 namespace weft::cm {
 
@@ -56,12 +57,12 @@ bool duplicate_locked(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 }
 
 /* 1: IBA 12.9.8.3.1: the peer's QP is connected to us already, so that connection is stale. */
-Id *stale_locked(const Req &req)
+Id *stale_locked(const wire::Req &req)
 {
 	cm->lock.assert_held();
 	for (Id &id : cm->ids)
-		if (id.state == State::Established && id.setup.remote_qpn == Req::Qpn::get(req.qpn_rr) &&
-		    id.remote_ca_guid == req.local_ca_guid.get())
+		if (id.state == State::Established && id.setup.remote_qpn == req.info.remote_qpn &&
+		    id.remote_ca_guid == req.info.remote_ca_guid)
 			return &id;
 	return nullptr;
 }
@@ -76,72 +77,46 @@ Id *listener_locked(CmPort &p, uint64_t service_id)
 	return nullptr;
 }
 
-void take_req(Id &id, CmPort &p, const mad::Mad &m, const mad::MadAddr &from, uint16_t pkey_index)
+void take_req(Id &id, CmPort &p, const mad::Mad &m, const wire::Req &req, const mad::MadAddr &from,
+	      uint16_t pkey_index)
 {
-	const Req &req = body<Req>(m);
+	const RequestInfo &ri = req.info;
 	id.port = &p;
-	id.remote_id = req.local_comm_id.get();
-	id.remote_ca_guid = req.local_ca_guid.get();
+	id.remote_id = wire::ids(m, wire::Kind::Req).sender;
+	id.remote_ca_guid = ri.remote_ca_guid;
 	id.tid = m.hdr().tid.get();
-	id.service_id = req.service_id.get();
+	id.service_id = ri.service_id;
 	id.peer = mad::MadAddr{from.lid, iba::gsi_qpn, iba::gsi_qkey, from.pkey_index, from.sl};
 	QpSetup &s = id.setup;
 	s.pkey_index = pkey_index;
 	s.port = p.num;
-	s.remote_qpn = Req::Qpn::get(req.qpn_rr);
-	s.remote_psn = Req::Psn::get(req.psn_flags);
-	s.mtu = static_cast<iba::Mtu>(Req::Mtu::get(req.mtu_flags));
-	s.av.dlid = req.primary.local_lid.get();
-	s.av.sl = iba::cm::Path::Sl::get(req.primary.sl_local);
+	s.remote_qpn = ri.remote_qpn;
+	s.remote_psn = req.remote_psn;
+	s.mtu = ri.mtu;
+	s.av.dlid = ri.remote_lid;
+	s.av.sl = req.sl;
 	s.av.port = p.num;
 	/* Chosen now: an owner moving its own QP asks for RTS (qp_attr()) before accept(). */
 	s.local_psn = weft_random_u32() & 0xffffff;
 	s.access = verbs::access::local_write | verbs::access::remote_write |
 		   verbs::access::remote_read | verbs::access::remote_atomic;
 	/* The REQ's view, narrowed by accept() to what we offer. */
-	s.responder_resources = Req::InitiatorDepth::get(req.eecn_id);
-	s.initiator_depth = Req::ResponderResources::get(req.qpn_rr);
-	s.ack_timeout = iba::cm::Path::AckTimeout::get(req.primary.ack_timeout);
-	s.retry_count = Req::RetryCount::get(req.psn_flags);
-	s.rnr_retry = Req::RnrRetry::get(req.mtu_flags);
-	/* IBA 12.7.34: the active side chose an ACK timeout of about 2 * PacketLifeTime. */
-	id.pkt_life = s.ack_timeout ? s.ack_timeout - 1 : 0;
-	id.peer_cm_timeout = Req::LocalCmTimeout::get(req.psn_flags);
-	id.max_cm_retries = Req::MaxCmRetries::get(req.retries_flags);
-}
-
-RequestInfo request_info(const Id &id, const Req &req)
-{
-	RequestInfo ri{};
-	ri.service_id = id.service_id;
-	ri.remote_ca_guid = id.remote_ca_guid;
-	ri.remote_qpn = id.setup.remote_qpn;
-	ri.remote_lid = id.setup.av.dlid;
-	__builtin_memcpy(ri.remote_gid.raw, req.primary.local_gid, 16);
-	ri.pkey = req.pkey.get();
-	ri.port = id.setup.port;
-	ri.responder_resources = Req::ResponderResources::get(req.qpn_rr);
-	ri.initiator_depth = Req::InitiatorDepth::get(req.eecn_id);
-	ri.mtu = id.setup.mtu;
-	__builtin_memcpy(ri.local_gid.raw, req.primary.remote_gid, 16);
-	ri.retry_count = Req::RetryCount::get(req.psn_flags);
-	ri.rnr_retry_count = Req::RnrRetry::get(req.mtu_flags);
-	ri.srq = Req::Srq::get(req.retries_flags);
-	return ri;
-}
-
-bool valid_req(const Req &req)
-{
-	uint8_t mtu = Req::Mtu::get(req.mtu_flags);
-	return mtu >= 1 && mtu <= 5 && req.primary.local_lid.get() && Req::Qpn::get(req.qpn_rr) > 1;
+	s.responder_resources = ri.initiator_depth;
+	s.initiator_depth = ri.responder_resources;
+	s.ack_timeout = req.ack_timeout;
+	s.retry_count = ri.retry_count;
+	s.rnr_retry = ri.rnr_retry_count;
+	id.pkt_life = req.pkt_life;
+	id.peer_cm_timeout = req.peer_cm_timeout;
+	id.max_cm_retries = req.max_cm_retries;
 }
 
 } // namespace
 
 void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 {
-	const Req &req = body<Req>(m);
-	auto pkey = find_pkey(p.dev, p.num, req.pkey.get());
+	const wire::Req req = wire::req(m);
+	auto pkey = find_pkey(p.dev, p.num, req.info.pkey);
 	Ref<Id> fresh, stale;
 	{
 		MutexGuard g(cm->lock);
@@ -154,12 +129,12 @@ void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			abandon_locked(*old); /* DREQ: the peer forgot it; its DREP or timeout says Disconnected */
 			if (Pending *q = queue_locked(*old, EventType::Disconnected, QpMove::Error))
 				q->silent = true;
-		} else if (!valid_req(req) || !pkey) {
+		} else if (!req.valid || !pkey) {
 			cm->stats.dropped++;
 			rej_stranger(p, m, from, !pkey ? iba::cm::rej::invalid_gid : iba::cm::rej::invalid_lid);
-		} else if (Req::TransportType::get(req.reecn_flags) > 1) {
+		} else if (!req.rc_or_uc) {
 			rej_stranger(p, m, from, iba::cm::rej::invalid_transport_type);
-		} else if (Id *l = listener_locked(p, req.service_id.get())) {
+		} else if (Id *l = listener_locked(p, req.info.service_id)) {
 			auto *id = new (Gfp::Sleep) Id(p.dev, *l->handler, l->context);
 			if (!id) {
 				rej_stranger(p, m, from, iba::cm::rej::no_resources);
@@ -167,14 +142,16 @@ void on_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 			}
 			fresh = Ref<Id>::adopt(id); /* becomes the owner's reference with the event */
 			cm->all.push_back(*id);
-			take_req(*id, p, m, from, pkey.value());
+			take_req(*id, p, m, req, from, pkey.value());
 			id->state = State::ReqRcvd;
 			table_add_locked(*id);
 			Pending *ev = queue_locked(*id, EventType::Request);
 			if (ev) {
 				ev->listener = Ref<Id>::share(l);
-				ev->req = request_info(*id, req);
-				ev->set_pdata(req.private_data, sizeof(req.private_data));
+				ev->req = req.info;
+				ev->req.port = p.num;
+				ConstBytes pd = wire::private_data(m, wire::Kind::Req);
+				ev->set_pdata(pd.data(), pd.size());
 				fresh->get(); /* deliver() below drops ours; the owner keeps one */
 			} else {
 				owner_gone_locked(*id);

@@ -8,6 +8,7 @@
  */
 #include "cm_module.h"
 #include "cm_priv.h"
+#include "wire.h"
 
 namespace weft::cm {
 
@@ -73,23 +74,24 @@ namespace {
 
 void dispatch(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 {
-	using namespace iba::cm;
-	switch (m.hdr().attr_id.get()) {
-	case attr::req: return on_req(p, m, from);
-	case attr::mra: return on_mra(p, m, from);
-	case attr::rej: return on_rej(p, m, from);
-	case attr::rep: return on_rep(p, m, from);
-	case attr::rtu: return on_rtu(p, m, from);
-	case attr::dreq: return on_dreq(p, m, from);
-	case attr::drep: return on_drep(p, m, from);
-	case attr::lap: return on_lap(p, m, from);
-	case attr::sidr_req: return on_sidr_req(p, m, from);
-	case attr::sidr_rep: return on_sidr_rep(p, m, from);
-	default: {
-		MutexGuard g(cm->lock);
-		cm->stats.dropped++; /* APR, or nothing IBA 12.6 defines */
+	using wire::Kind;
+	switch (wire::kind_of(m)) {
+	case Kind::Req: return on_req(p, m, from);
+	case Kind::Mra: return on_mra(p, m, from);
+	case Kind::Rej: return on_rej(p, m, from);
+	case Kind::Rep: return on_rep(p, m, from);
+	case Kind::Rtu: return on_rtu(p, m, from);
+	case Kind::Dreq: return on_dreq(p, m, from);
+	case Kind::Drep: return on_drep(p, m, from);
+	case Kind::Lap: return on_lap(p, m, from);
+	case Kind::SidrReq: return on_sidr_req(p, m, from);
+	case Kind::SidrRep: return on_sidr_rep(p, m, from);
+	case Kind::Apr:
+	case Kind::Other:
+		break;
 	}
-	}
+	MutexGuard g(cm->lock);
+	cm->stats.dropped++; /* APR (Weft sends no LAP), or nothing IBA 12.6 defines */
 }
 
 } // namespace

@@ -12,6 +12,7 @@
  *   4. Time-wait over: Idle, TimewaitExit.
  */
 #include "cm_priv.h"
+#include "wire.h"
 
 namespace weft::cm {
 
@@ -273,16 +274,18 @@ void on_rej(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 			return;
 		}
 		d = Ref<Id>::share(id);
+		const wire::Rej f = wire::rej(m);
 		if (Pending *ev = queue_locked(*id, EventType::Rejected, QpMove::Error)) {
-			ev->reason = rej.reason.get();
-			ev->ari_len = static_cast<uint8_t>(min<size_t>(R::AriLength::get(rej.ari_length), sizeof(ev->ari)));
-			__builtin_memcpy(ev->ari, rej.ari, ev->ari_len);
-			ev->set_pdata(rej.private_data, sizeof(rej.private_data));
+			ev->reason = f.reason;
+			ev->ari_len = static_cast<uint8_t>(min(f.ari.size(), sizeof(ev->ari)));
+			__builtin_memcpy(ev->ari, f.ari.data(), ev->ari_len);
+			ConstBytes pd = wire::private_data(m, wire::Kind::Rej);
+			ev->set_pdata(pd.data(), pd.size());
 		}
 		/* A stale-connection REJ still leaves the QP to time-wait: the peer had it connected. */
 		bool setup = s == State::ReqSent || s == State::RepWait || s == State::ReqRcvd ||
 			     s == State::MraReqSent;
-		if (setup && rej.reason.get() != iba::cm::rej::stale_conn)
+		if (setup && f.reason != iba::cm::rej::stale_conn)
 			to_idle_locked(*id);
 		else
 			enter_timewait_locked(*id);
@@ -299,7 +302,7 @@ void on_dreq(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		MutexGuard g(cm->lock);
 		Id *id = find_local_locked(dreq.remote_comm_id.get());
 		bool ours = id && id->port == &p && id->remote_id == dreq.local_comm_id.get() &&
-			    (!id->qpn || D::Qpn::get(dreq.remote_qpn) == id->qpn);
+			    (!id->qpn || wire::dreq_qpn(m) == id->qpn);
 		mad::Mad drep;
 		/* For a stranger, the ID it believes is ours: the only one it can match. */
 		format_drep(drep, m.hdr().tid.get(), dreq.remote_comm_id.get(), dreq.local_comm_id.get());
@@ -315,8 +318,10 @@ void on_dreq(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		}
 		send_raw_locked(p, drep, id->peer);
 		d = Ref<Id>::share(id);
-		if (Pending *ev = queue_locked(*id, EventType::Disconnected, QpMove::Error))
-			ev->set_pdata(dreq.private_data, sizeof(dreq.private_data));
+		if (Pending *ev = queue_locked(*id, EventType::Disconnected, QpMove::Error)) {
+			ConstBytes pd = wire::private_data(m, wire::Kind::Dreq);
+			ev->set_pdata(pd.data(), pd.size());
+		}
 		enter_timewait_locked(*id);
 	}
 	deliver(*d);
@@ -335,8 +340,10 @@ void on_drep(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 			return;
 		}
 		d = Ref<Id>::share(id);
-		if (Pending *ev = queue_locked(*id, EventType::Disconnected))
-			ev->set_pdata(drep.private_data, sizeof(drep.private_data));
+		if (Pending *ev = queue_locked(*id, EventType::Disconnected)) {
+			ConstBytes pd = wire::private_data(m, wire::Kind::Drep);
+			ev->set_pdata(pd.data(), pd.size());
+		}
 		enter_timewait_locked(*id);
 	}
 	deliver(*d);
@@ -345,14 +352,14 @@ void on_drep(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 void on_lap(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 {
 	/* IBA 12.8.2: alternate paths are not supported; the requester learns so from the APR. */
-	const auto &lap = body<iba::cm::Rtu>(m); /* LAP starts with the same two IDs */
+	const wire::Ids lap = wire::ids(m, wire::Kind::Lap);
 	MutexGuard g(cm->lock);
-	Id *id = find_local_locked(lap.remote_comm_id.get());
+	Id *id = find_local_locked(lap.ours);
 	mad::Mad apr;
 	format_hdr(apr, iba::cm::attr::apr, m.hdr().tid.get());
 	auto &a = body<iba::cm::Apr>(apr);
 	a.local_comm_id.set(id ? id->local_id : 0);
-	a.remote_comm_id = lap.local_comm_id;
+	a.remote_comm_id.set(lap.sender);
 	a.status.set(id ? iba::cm::apr::unsupported : iba::cm::apr::invalid_comm_id);
 	send_raw_locked(p, apr, from);
 }

@@ -11,6 +11,7 @@
  *   4. SIDR_REP received: SidrReply, Idle.
  */
 #include "cm_priv.h"
+#include "wire.h"
 
 namespace weft::cm {
 
@@ -118,8 +119,9 @@ void on_sidr_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		}
 		ev->listener = Ref<Id>::share(listener);
 		ev->sidr.service_id = id->service_id;
-		ev->sidr.pkey = req.pkey.get();
-		ev->set_pdata(req.private_data, sizeof(req.private_data));
+		ev->sidr.pkey = wire::sidr_req(m).pkey;
+		ConstBytes pd = wire::private_data(m, wire::Kind::SidrReq);
+		ev->set_pdata(pd.data(), pd.size());
 		fresh->get(); /* the owner's */
 	}
 	deliver(*fresh);
@@ -158,11 +160,9 @@ void on_sidr_rep(CmPort &p, const mad::Mad &m, const mad::MadAddr &)
 		}
 		d = Ref<Id>::share(id);
 		if (Pending *ev = queue_locked(*id, EventType::SidrReply)) {
-			ev->sidr.status = rep.status.get();
-			ev->sidr.qpn = R::Qpn::get(rep.qpn_vendor);
-			ev->sidr.qkey = rep.qkey.get();
-			ev->sidr.service_id = rep.service_id.get();
-			ev->set_pdata(rep.private_data, sizeof(rep.private_data));
+			ev->sidr = wire::sidr_rep(m);
+			ConstBytes pd = wire::private_data(m, wire::Kind::SidrRep);
+			ev->set_pdata(pd.data(), pd.size());
 		}
 		to_idle_locked(*id);
 	}

@@ -15,9 +15,6 @@ namespace {
 
 const Logger log("weft_mad");
 
-/* IBA 15.2.1.1, table 181: the SA's own status codes (MAD status bits 8-14). */
-constexpr uint16_t sa_status_no_records = 3u << 8;
-
 /* IBA 13.4.6.4: how long the SA gets, and how often it is asked again. */
 constexpr uint32_t sa_timeout_ms = 1000;
 constexpr uint8_t sa_retries = 3;
@@ -112,9 +109,8 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 	pending->done.wait(); /* bounded: the service times the request out */
 	if (r.status)
 		return Error(r.status);
-	uint16_t status = r.response.hdr().status.get();
-	if (status)
-		return Error((status & 0x7f00) == sa_status_no_records ? err::ENOENT : err::EREMOTEIO);
+	if (int e = sa::status_errno(r.response.hdr().status.get()))
+		return Error(e);
 	out.first = r.response;
 	out.len = r.long_len ? r.long_len : iba::mad_size;
 	out.all = move(r.long_response);
@@ -158,7 +154,7 @@ Result<iba::PathRecord> get_path(verbs::Device &dev, uint8_t port, const iba::Pa
 	SaPort::Answer a;
 	WEFT_TRY(s->ask(iba::sa_method::get, iba::sa_attr::path_record, comp_mask, &want, sizeof(want), a));
 	iba::PathRecord rec;
-	__builtin_memcpy(&rec, a.records() + iba::sa_data_offset, sizeof(rec));
+	WEFT_TRY(WEFT_TRY(a.records()).first(&rec, sizeof(rec)));
 	return rec;
 }
 
@@ -181,7 +177,7 @@ Result<iba::ClassPortInfo> class_port_info(verbs::Device &dev, uint8_t port)
 	SaPort::Answer a;
 	WEFT_TRY(s->ask(iba::sa_method::get, iba::sa_attr::class_port_info, 0, &none, sizeof(none), a));
 	iba::ClassPortInfo cpi;
-	__builtin_memcpy(&cpi, a.records() + iba::sa_data_offset, sizeof(cpi));
+	WEFT_TRY(WEFT_TRY(a.records()).first(&cpi, sizeof(cpi)));
 	return cpi;
 }
 
@@ -194,15 +190,10 @@ Result<size_t> get_services(verbs::Device &dev, uint8_t port, const iba::Service
 	SaPort::Answer a;
 	WEFT_TRY(s->ask(iba::sa_method::get_table, iba::sa_attr::service_record, comp_mask, &want,
 			sizeof(want), a));
-	/* IBA 15.2.1.1: AttributeOffset is the record stride in 8-byte words. */
-	const auto *sah = reinterpret_cast<const iba::SaHeader *>(a.records() + iba::sa_header_offset);
-	size_t stride = size_t(sah->attr_offset.get()) * 8;
-	if (!stride)
-		return size_t(0);
-	size_t n = (a.len - iba::sa_data_offset) / stride;
+	auto recs = WEFT_TRY(a.records());
+	size_t n = recs.count();
 	for (size_t i = 0; i < n && i < max; i++)
-		__builtin_memcpy(&out[i], a.records() + iba::sa_data_offset + i * stride,
-				 min(stride, sizeof(iba::ServiceRecord)));
+		recs.copy(i, &out[i], sizeof(iba::ServiceRecord));
 	return n;
 }
 

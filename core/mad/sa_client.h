@@ -11,6 +11,8 @@
 #include <weft/mad/sa.h>
 #include <weft/mad/service.h>
 
+#include "sa_records.h"
+
 namespace weft::mad {
 
 class MadPort;
@@ -34,7 +36,11 @@ public:
 		Mad first;
 		Array<uint8_t> all; /* a segmented (RMPP) answer; else empty */
 		size_t len = 0;
-		const uint8_t *records() const { return all.size() ? all.data() : first.bytes; }
+		/* Its records (sa_records.h): EBADMSG if it is too short to hold any. */
+		Result<sa::Records> records() const
+		{
+			return sa::Records::of(all.size() ? all.data() : first.bytes, len);
+		}
 	};
 	Result<void> ask(uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec, size_t len,
 			 Answer &out);

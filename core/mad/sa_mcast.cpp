@@ -67,6 +67,8 @@ Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberR
 	SaPort::Answer a;
 	WEFT_TRY(s->ask(iba::sa_method::set, iba::sa_attr::mcmember_record, comp_mask | identity, &ask,
 			sizeof(ask), a));
+	iba::McMemberRecord granted;
+	WEFT_TRY(WEFT_TRY(a.records()).first(&granted, sizeof(granted)));
 	auto *m = new (Gfp::Sleep) Membership{};
 	if (!m)
 		return Error(err::ENOMEM); /* the SA keeps a membership nobody uses until the port goes */
@@ -74,7 +76,7 @@ Result<Membership *> join(verbs::Device &dev, uint8_t port, const iba::McMemberR
 	m->port = port;
 	m->join_state = want;
 	m->users = 1;
-	__builtin_memcpy(&m->rec, a.records() + iba::sa_data_offset, sizeof(m->rec));
+	m->rec = granted;
 	g->list.push_back(*m);
 	return m;
 }

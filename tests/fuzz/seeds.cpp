@@ -8,8 +8,10 @@
  */
 #include "fuzz.h"
 
+#include <weft/iba/cm.h>
 #include <weft/iba/dr.h>
 #include <weft/iba/pma.h>
+#include <weft/iba/sa.h>
 #include <weft/iba/smp_attrs.h>
 
 #include "../../core/mad/rmpp.h"
@@ -458,6 +460,176 @@ void srpt_seeds()
 	put("srpt", "rsp-sense", b, 1 + 1 + 96);
 }
 
+/* SA responses (sa.cpp): one MAD answers of each record the SA client reads, and GetTables. */
+void sa_seeds()
+{
+	uint8_t m[iba::mad_size];
+	auto sa_hdr = [&](uint8_t method, uint16_t attr, size_t stride) {
+		header(m, iba::mgmt_class::subn_adm, iba::sa_class_version, method, 0x1234);
+		reinterpret_cast<iba::MadHeader *>(m)->attr_id.set(attr);
+		reinterpret_cast<iba::SaHeader *>(m + iba::sa_header_offset)->attr_offset.set(uint16_t(stride / 8));
+	};
+	auto one = [&](const char *name) {
+		Out o;
+		o.byte(0);
+		o.record(m, sizeof(m));
+		put("sa", name, o.buf, o.n);
+	};
+	sa_hdr(iba::sa_method::get_resp, iba::sa_attr::path_record, sizeof(iba::PathRecord));
+	auto &pr = *reinterpret_cast<iba::PathRecord *>(m + iba::sa_data_offset);
+	pr.dgid[0] = 0xfe, pr.dgid[1] = 0x80, pr.sgid[0] = 0xfe, pr.sgid[1] = 0x80;
+	pr.pkey.set(0xffff);
+	one("path-record");
+	sa_hdr(iba::sa_method::get_resp, iba::sa_attr::path_record, 0);
+	reinterpret_cast<iba::MadHeader *>(m)->status.set(3u << 8);
+	one("no-records");
+	sa_hdr(iba::sa_method::get_resp, iba::sa_attr::mcmember_record, sizeof(iba::McMemberRecord));
+	one("mcmember-record");
+	sa_hdr(iba::sa_method::get_resp, iba::sa_attr::class_port_info, 0);
+	one("class-port-info");
+	sa_hdr(iba::sa_method::get_table_resp, iba::sa_attr::service_record, sizeof(iba::ServiceRecord));
+	one("service-table-1");
+	/* GetTableResp of 0, 1, 5 and 40 ServiceRecords in RMPP segments. */
+	static const size_t counts[] = {0, 1, 5, 40};
+	for (size_t c : counts) {
+		static uint8_t msg[iba::sa_data_offset + 40 * sizeof(iba::ServiceRecord)];
+		size_t len = iba::sa_data_offset + c * sizeof(iba::ServiceRecord);
+		message(msg, len, iba::mgmt_class::subn_adm);
+		msg[3] = iba::sa_method::get_table_resp;
+		reinterpret_cast<iba::SaHeader *>(msg + iba::sa_header_offset)->attr_offset.set(sizeof(iba::ServiceRecord) / 8);
+		auto s = mad::rmpp::Sender::make(ConstBytes(msg, len));
+		if (!s)
+			continue;
+		Out o;
+		o.byte(1);
+		mad::Mad seg;
+		for (uint32_t n = 1; n <= s.value()->count(); n++) {
+			s.value()->build(n, seg);
+			o.record(seg.bytes, sizeof(seg.bytes));
+		}
+		char name[64];
+		format(name, sizeof(name), "service-table-rmpp-%zu", c);
+		put("sa", name, o.buf, o.n);
+	}
+}
+
+/* CM messages (cm.cpp), each as a connection's handshake sends it, and all of them in one input. */
+void cm_seeds()
+{
+	namespace ic = iba::cm;
+	uint8_t m[iba::mad_size];
+	Out all;
+	auto body = [&]() { return m + sizeof(iba::MadHeader); };
+	auto msg = [&](uint16_t attr) {
+		header(m, iba::mgmt_class::cm, ic::class_version, iba::method::send, 0x4242);
+		reinterpret_cast<iba::MadHeader *>(m)->attr_id.set(attr);
+		for (size_t i = sizeof(iba::MadHeader) + 64; i < sizeof(m); i++)
+			m[i] = uint8_t(i); /* private data */
+	};
+	auto one = [&](const char *name) {
+		Out o;
+		o.record(m, sizeof(m));
+		put("cm", name, o.buf, o.n);
+		all.record(m, sizeof(m));
+	};
+	msg(ic::attr::req);
+	{
+		auto &r = *reinterpret_cast<ic::Req *>(body());
+		r.local_comm_id.set(0x1001);
+		r.service_id.set(0x1000000000000abcull);
+		r.local_ca_guid.set(0x0200574654000002ull);
+		ic::Req::Qpn::set(r.qpn_rr, 0x48);
+		ic::Req::ResponderResources::set(r.qpn_rr, 4);
+		ic::Req::InitiatorDepth::set(r.eecn_id, 4);
+		ic::Req::Psn::set(r.psn_flags, 0x123456);
+		ic::Req::LocalCmTimeout::set(r.psn_flags, 20);
+		ic::Req::RetryCount::set(r.psn_flags, 7);
+		r.pkey.set(0xffff);
+		ic::Req::Mtu::set(r.mtu_flags, uint8_t(iba::Mtu::M2048));
+		ic::Req::RnrRetry::set(r.mtu_flags, 7);
+		ic::Req::MaxCmRetries::set(r.retries_flags, 15);
+		r.primary.local_lid.set(2);
+		r.primary.remote_lid.set(3);
+		ic::Path::AckTimeout::set(r.primary.ack_timeout, 18);
+		ic::Path::SubnetLocal::set(r.primary.sl_local, 1);
+	}
+	one("req");
+	msg(ic::attr::rep);
+	{
+		auto &r = *reinterpret_cast<ic::Rep *>(body());
+		r.local_comm_id.set(0x2002);
+		r.remote_comm_id.set(0x1001);
+		ic::Rep::Qpn::set(r.qpn_vendor, 0x49);
+		ic::Rep::Psn::set(r.psn_vendor, 0x654321);
+		r.responder_resources.set(4);
+		r.initiator_depth.set(4);
+		ic::Rep::RnrRetry::set(r.rnr_flags, 7);
+		r.local_ca_guid.set(0x0200574654000004ull);
+	}
+	one("rep");
+	msg(ic::attr::rtu);
+	reinterpret_cast<ic::Rtu *>(body())->local_comm_id.set(0x1001);
+	reinterpret_cast<ic::Rtu *>(body())->remote_comm_id.set(0x2002);
+	one("rtu");
+	msg(ic::attr::mra);
+	{
+		auto &r = *reinterpret_cast<ic::Mra *>(body());
+		r.local_comm_id.set(0x2002);
+		r.remote_comm_id.set(0x1001);
+		ic::Mra::Mraed::set(r.mraed, ic::msg::req);
+		ic::Mra::Timeout::set(r.service_timeout, 20);
+	}
+	one("mra");
+	msg(ic::attr::rej);
+	{
+		auto &r = *reinterpret_cast<ic::Rej *>(body());
+		r.local_comm_id.set(0x2002);
+		r.remote_comm_id.set(0x1001);
+		ic::Rej::Rejected::set(r.rejected, ic::msg::req);
+		ic::Rej::AriLength::set(r.ari_length, 16);
+		r.reason.set(ic::rej::invalid_gid);
+	}
+	one("rej");
+	msg(ic::attr::dreq);
+	{
+		auto &r = *reinterpret_cast<ic::Dreq *>(body());
+		r.local_comm_id.set(0x1001);
+		r.remote_comm_id.set(0x2002);
+		ic::Dreq::Qpn::set(r.remote_qpn, 0x49);
+	}
+	one("dreq");
+	msg(ic::attr::drep);
+	reinterpret_cast<ic::Drep *>(body())->local_comm_id.set(0x2002);
+	reinterpret_cast<ic::Drep *>(body())->remote_comm_id.set(0x1001);
+	one("drep");
+	msg(ic::attr::lap);
+	reinterpret_cast<ic::Rtu *>(body())->local_comm_id.set(0x1001);
+	reinterpret_cast<ic::Rtu *>(body())->remote_comm_id.set(0x2002);
+	one("lap");
+	msg(ic::attr::apr);
+	reinterpret_cast<ic::Apr *>(body())->status.set(ic::apr::unsupported);
+	one("apr");
+	msg(ic::attr::sidr_req);
+	{
+		auto &r = *reinterpret_cast<ic::SidrReq *>(body());
+		r.request_id.set(0x3003);
+		r.pkey.set(0xffff);
+		r.service_id.set(0x1000000000000abcull);
+	}
+	one("sidr-req");
+	msg(ic::attr::sidr_rep);
+	{
+		auto &r = *reinterpret_cast<ic::SidrRep *>(body());
+		r.request_id.set(0x3003);
+		r.status.set(ic::sidr::ok);
+		ic::SidrRep::Qpn::set(r.qpn_vendor, 0x4a);
+		r.qkey.set(0x11111111);
+		r.service_id.set(0x1000000000000abcull);
+	}
+	one("sidr-rep");
+	put("cm", "all", all.buf, all.n);
+}
+
 } // namespace
 
 /* Freestanding C++ does not know main: spelled as C. */
@@ -472,5 +644,7 @@ extern "C" int main(int argc, char **argv)
 	sma_seeds();
 	umad_seeds();
 	srpt_seeds();
+	sa_seeds();
+	cm_seeds();
 	return 0;
 }

@@ -218,9 +218,11 @@ Result<void> accept(Id &id, const ConnParam &p)
 	return ok();
 }
 
-Result<void> reject(Id &id, ConstBytes pd)
+Result<void> reject(Id &id, ConstBytes pd, uint16_t reason)
 {
 	fuzz::check(pd.size() <= 255, "reject private data");
+	fuzz::check(reason == iba::cm::rej::consumer || reason == iba::cm::rej::vendor_option_unsupported,
+		    "reject reason");
 	return need_dev(id);
 }
 
