@@ -264,14 +264,24 @@ for i in $(seq 1 100); do [ -d "$h" ] || break; sleep 0.1; done
 echo "== 10"
 # 10. The initiator under I/O: refused while a disk is in use, then clean.
 add weft0 "$login" || bad "login before the unload"
-for i in $(seq 1 100); do
+# The disk once it has its size (an O_DIRECT open of a disk still being
+# revalidated fails with EINVAL: seen under load).
+for i in $(seq 1 300); do
 	d=$(lsscsi | awk '/rd0/ {print $NF}' | head -1)
-	[ -b "$d" ] && break
+	[ -b "$d" ] && [ "$(blockdev --getsize64 "$d" 2>/dev/null || echo 0)" -gt 0 ] && break
 	sleep 0.2
 done
-vfio unload "$d" --loops=2 &
+ref0=$(cat /sys/module/weft_srp/refcnt)
+vfio unload "$d" --loops=3 &
 fpid=$!
-sleep 2
+# fio holds the disk open once the open took its reference on the SCSI
+# host's module: wait for that, not for a fixed time.
+for i in $(seq 1 600); do
+	[ "$(cat /sys/module/weft_srp/refcnt)" -gt "$ref0" ] && break
+	kill -0 "$fpid" 2>/dev/null || break
+	sleep 0.1
+done
+[ "$(cat /sys/module/weft_srp/refcnt)" -gt "$ref0" ] || bad "fio never held $d open: $(tail -5 /tmp/fio-unload.out)"
 rmmod weft_srp 2>/dev/null && bad "weft_srp unloaded with a disk open"
 wait $fpid || bad "fio while rmmod was refused: $(tail -5 /tmp/fio-unload.out)"
 rmmod weft_srp || bad "rmmod weft_srp with its disks idle"
