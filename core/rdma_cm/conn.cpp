@@ -366,8 +366,13 @@ int CmListener::event(const cm::Event &e)
 		c->route.pkey.set(pkey);
 		c->has_route = true;
 		ev.conn.private_data = user;
-		ev.conn.responder_resources = e.req->responder_resources;
-		ev.conn.initiator_depth = e.req->initiator_depth;
+		/*
+		 * The listener's view, as in-tree gives it (IBA 12.7.27-28: what
+		 * the requester may read from us is its initiator depth), so a
+		 * ULP can echo the values in its accept.
+		 */
+		ev.conn.responder_resources = e.req->initiator_depth;
+		ev.conn.initiator_depth = e.req->responder_resources;
 		ev.conn.retry_count = e.req->retry_count;
 		ev.conn.rnr_retry_count = e.req->rnr_retry_count;
 		ev.conn.srq = e.req->srq;

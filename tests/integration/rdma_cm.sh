@@ -96,6 +96,10 @@ if client dst=10.77.0.2 port=7471 checks=1 ud=1 unreachable=10.77.0.99 cycles="$
 	[ "$(param $cli cycles_done)" = "$cycles" ] || bad "cycles: $(param $cli cycles_done) of $cycles"
 	[ "$(param $cli concurrent_done)" = 16 ] || bad "concurrent: $(param $cli concurrent_done) of 16"
 	[ "$(param $cli established_pdata_ok)" = 1 ] || bad "ESTABLISHED without the server's private data"
+	# The client offers responder resources 2 and initiator depth 6: the
+	# server's CONNECT_REQUEST says what it may give, 6 and 2 (in-tree's view).
+	[ "$(param $srv req_responder_resources)/$(param $srv req_initiator_depth)" = 6/2 ] ||
+		bad "CONNECT_REQUEST: responder resources/initiator depth $(param $srv req_responder_resources)/$(param $srv req_initiator_depth), want 6/2"
 	[ "$(param $cli ud_qkey)" = $((0x01234567)) ] || bad "SIDR: Q_Key $(param $cli ud_qkey)"
 	[ "$(param $srv ud_accepted)" = 1 ] || bad "SIDR: server answered $(param $srv ud_accepted) requests"
 else

@@ -131,7 +131,9 @@ private:
 		WEFT_TRY(rdma_cm::attach_qp(*c.id, *c.qp));
 		rdma_cm::ConnParam cp;
 		cp.private_data = ConstBytes(reinterpret_cast<const uint8_t *>(pdata), __builtin_strlen(pdata) + 1);
-		cp.responder_resources = cp.initiator_depth = 4;
+		/* Unequal, so the server can tell its view from the wire's. */
+		cp.responder_resources = 2;
+		cp.initiator_depth = 6;
 		WEFT_TRY(rdma_cm::connect(*c.id, cp));
 		if (!wait(c, c.established))
 			return Error(c.failed ? err::ECONNREFUSED : err::ETIMEDOUT);

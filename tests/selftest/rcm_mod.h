@@ -55,6 +55,8 @@ module_param_named(echoed, weft_rcm_test.echoed, uint, 0444);
 module_param_named(active, weft_rcm_test.active, uint, 0444);
 module_param_named(listening, weft_rcm_test.listening, uint, 0444);
 module_param_named(addr_changes, weft_rcm_test.addr_changes, uint, 0444);
+module_param_named(req_responder_resources, weft_rcm_test.req_responder_resources, uint, 0444);
+module_param_named(req_initiator_depth, weft_rcm_test.req_initiator_depth, uint, 0444);
 
 int weft_rcm_test_parse_ip(const char *s, uint16_t *family, uint8_t *ip)
 {

@@ -35,6 +35,8 @@ struct weft_rcm_test_results {
 	/* Server. */
 	unsigned int accepted, ud_accepted, rejected, established, disconnected, echoed, active, listening;
 	unsigned int addr_changes; /* server: ADDR_CHANGE events, every Id */
+	/* server: the last CONNECT_REQUEST's values (the listener's view) */
+	unsigned int req_responder_resources, req_initiator_depth;
 };
 extern struct weft_rcm_test_results weft_rcm_test;
 

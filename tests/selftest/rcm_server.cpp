@@ -120,6 +120,8 @@ private:
 	{
 		if (e.listen_id == ud_listener_)
 			return ud_request(*e.id);
+		__atomic_store_n(&weft_rcm_test.req_responder_resources, e.conn.responder_resources, __ATOMIC_RELAXED);
+		__atomic_store_n(&weft_rcm_test.req_initiator_depth, e.conn.initiator_depth, __ATOMIC_RELAXED);
 		ConstBytes pd = e.conn.private_data;
 		if (pd.size() >= 6 && !__builtin_memcmp(pd.data(), "reject", 6)) {
 			static const char no[] = "go-away";

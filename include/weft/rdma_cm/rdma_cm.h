@@ -88,6 +88,7 @@ const char *event_name(EventType t);
 /* The parameters of a connection (in-tree struct rdma_conn_param). */
 struct ConnParam {
 	ConstBytes private_data; /* the user's part (the CMA header is the RDMA CM's) */
+	/* Always this side's view: in a ConnectRequest, what the listener may give. */
 	uint8_t responder_resources = 0, initiator_depth = 0;
 	uint8_t flow_control = 1, retry_count = 7, rnr_retry_count = 7;
 	bool srq = false;
