@@ -12,9 +12,12 @@ weft_modules() {
 }
 # Production modules that change what the fabric sees and are loaded by
 # the tests about them (weft_insmod): the SRP target makes every CA port a
-# DM-capable I/O unit (Documentation/srp.md).  weft_unload removes them.
+# DM-capable I/O unit (Documentation/srp.md); the iSER modules pull in
+# libiscsi and LIO's iSCSI target.  weft_unload removes them.
 weft_optional_modules() {
 	echo weft_srpt
+	echo weft_iser
+	echo weft_isert
 }
 
 # configfs (Debian: a module; the debug kernel: built in), mounted where
