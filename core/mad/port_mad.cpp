@@ -133,8 +133,9 @@ void PortMad::Smi::to_sma(const Mad &m, const MadAddr &from)
 	Mad reply;
 	bool answer = false;
 	if (m.hdr().attr_id.get() != iba::smp_attr::sm_info && port.firmware(m, from, reply, answer)) {
-		if (answer)
-			(void)out(reply, from);
+		/* A full send queue loses the answer (the requester retries): count it. */
+		if (answer && !out(reply, from))
+			port.replies_dropped_.fetch_add(1, Order::Relaxed);
 		return;
 	}
 	(void)loop.post(m, from);
@@ -179,8 +180,8 @@ void PortMad::Gsi::arrived(const Mad &m, const MadAddr &from)
 	Mad reply;
 	bool answer = false;
 	if (port.firmware(m, from, reply, answer)) {
-		if (answer)
-			(void)qp.send(reply, from);
+		if (answer && !qp.send(reply, from))
+			port.replies_dropped_.fetch_add(1, Order::Relaxed);
 		return;
 	}
 	service.receive(m, from);
