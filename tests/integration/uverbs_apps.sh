@@ -12,7 +12,8 @@
 #     from ibv_reg_mr, root (CAP_IPC_LOCK) does not;
 #   - limits (uverbs_limits.py): CQ overrun reported as IBV_EVENT_CQ_ERR,
 #     SGE lengths beyond max_msg_sz, RESIZE_CQ, max_ah device-wide;
-#   - ring memory charged to the memory cgroup (uverbs_ring_memcg.py).
+#   - ring memory charged to the memory cgroup (uverbs_ring_memcg.py);
+#   - Modify SRQ: resize and limit (uverbs_srq.py).
 # Client and server run as two processes on one host, one HCA each.
 set -u
 fail=0
@@ -107,6 +108,8 @@ prlimit --memlock=65536 python3 "$here/uverbs_memlock.py" weft0 1048576 ok ||
 
 # CQ overrun to the async file, a wrapping SGE sum, max_ah device-wide.
 python3 "$here/uverbs_limits.py" weft0 || bad "uverbs_limits.py failed"
+# Modify SRQ: resize with WQEs posted, its refusals, the limit event.
+python3 "$here/uverbs_srq.py" weft0 || bad "uverbs_srq.py failed"
 
 # Ring memory is charged to the memory cgroup: 64 CQ rings of about 4 MiB
 # do not fit in a cgroup of 96 MiB (ENOMEM, not the cgroup's OOM killer),

@@ -22,17 +22,12 @@ from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pvcheck import Checks, poll_one
 from pyverbs.wr import SGE, SendWR
 
 dev = sys.argv[1]
-ok = True
-signal.alarm(300)  # a lost event would block get_async_event(): SIGALRM ends the test (cleared after)
-
-
-def bad(*a):
-    global ok
-    print("uverbs_limits:", *a)
-    ok = False
+checks = Checks("uverbs_limits")
+bad = checks.bad
 
 
 QKEY = 0x11111111
@@ -64,13 +59,6 @@ def send(qp, sges, wr_id):
     wr.set_wr_ud(ah, qp.qp_num, QKEY)
     qp.post_send(wr)
 
-
-def poll_one(cq):
-    for _ in range(200000):
-        n, wcs = cq.poll(num_entries=1)
-        if n:
-            return wcs[0]
-    return None
 
 
 # 1. SGE lengths summing to 2^32 (0 in 32 bits): an error completion, not a 0-byte SEND.
@@ -159,4 +147,4 @@ if total != max_ah or err != 22:
 for a in ahs:
     a.close()
 
-sys.exit(0 if ok else 1)
+sys.exit(0 if checks.ok else 1)

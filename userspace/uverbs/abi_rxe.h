@@ -109,6 +109,10 @@ struct CreateCqResp {
 	MmInfo mi;
 };
 /* rxe_resize_cq_resp: the new ring's place. */
+/* urxe_modify_srq's driver data: where the resized ring's MmInfo goes. */
+struct ModifySrqCmd {
+	uint64_t mmap_info_addr;
+};
 struct ResizeCqResp {
 	MmInfo mi;
 };

@@ -57,6 +57,37 @@ Result<void> cmd_create_srq(Call &c)
 	return r;
 }
 
+/*
+ * MODIFY_SRQ max_wr, as librxe drives it: a new ring, its place written
+ * where the driver data points (rxe's urxe_modify_srq), then the posted
+ * WQEs moved over; librxe unmaps the old ring and maps the new one.
+ */
+namespace {
+
+Result<void> resize_srq(Call &c, USrq &u, uint32_t max_wr)
+{
+	File &f = c.file;
+	rxe::ModifySrqCmd drv{};
+	if (c.drv_in.len < sizeof(drv))
+		return Error(err::EINVAL);
+	WEFT_TRY(from_errno(weft_uverbs_copy_from_user(&drv, c.drv_in.ptr(), sizeof(drv))));
+	/* rxe_srq_chk_attr(): EINVAL beyond the device's maximum. */
+	if (max_wr == 0 || max_wr > f.device().attr().max_srq_wr)
+		return Error(err::EINVAL);
+	Ref<Ring> fresh = WEFT_TRY(Ring::make(max_wr, u.rings[0]->elem_size));
+	f.list_ring(*fresh);
+	const rxe::MmInfo mi = fresh->mminfo();
+	auto r = from_errno(weft_uverbs_copy_to_user(
+		reinterpret_cast<void *>(static_cast<uintptr_t>(drv.mmap_info_addr)), &mi, sizeof(mi)));
+	if (r)
+		r = u.resize(fresh);
+	/* Whichever ring is not the SRQ's now leaves the mmap table (pages mapped stay mapped). */
+	f.unlist_ring(*fresh);
+	return r;
+}
+
+} // namespace
+
 Result<void> cmd_modify_srq(Call &c)
 {
 	WEFT_TRY(c.need_context());
@@ -67,9 +98,8 @@ Result<void> cmd_modify_srq(Call &c)
 		return Error(err::EINVAL);
 	if (req.attr_mask & ~(abi::srq_max_wr | abi::srq_limit))
 		return Error(err::EINVAL);
-	/* IBA 11.2.3.4 resize: the ring is the process's mapping; not offered (max_wr). */
 	if (req.attr_mask & abi::srq_max_wr)
-		return Error(err::EOPNOTSUPP);
+		WEFT_TRY(resize_srq(c, *u, req.max_wr));
 	if (req.attr_mask & abi::srq_limit)
 		return u->srq->arm_limit(req.srq_limit);
 	return ok();

@@ -23,6 +23,12 @@ template <typename Req> constexpr Method write_i(Result<void> (*h)(Call &))
 	return Method{h, uint16_t(sizeof(Req)), 0, false, false, false};
 }
 
+/* UAPI_DEF_WRITE_I_UDATA: a request and driver data, no response. */
+template <typename Req> constexpr Method write_i_udata(Result<void> (*h)(Call &))
+{
+	return Method{h, uint16_t(sizeof(Req)), 0, false, true, false};
+}
+
 /* UAPI_DEF_WRITE_IO_EX: the request and the response up to a given field. */
 constexpr Method write_io_ex(Result<void> (*h)(Call &), size_t req, size_t resp)
 {
@@ -65,7 +71,8 @@ constexpr Method post_send = write_io<abi::PostSend, abi::PostSendResp>(cmd_post
 constexpr Method attach_mcast = write_i<abi::Mcast>(cmd_attach_mcast);
 constexpr Method detach_mcast = write_i<abi::Mcast>(cmd_detach_mcast);
 constexpr Method create_srq = write_io<abi::CreateSrq, abi::CreateSrqResp>(cmd_create_srq, true);
-constexpr Method modify_srq = write_i<abi::ModifySrq>(cmd_modify_srq);
+/* librxe's MODIFY_SRQ always carries the address for the resized ring's place. */
+constexpr Method modify_srq = write_i_udata<abi::ModifySrq>(cmd_modify_srq);
 constexpr Method query_srq = write_io<abi::QuerySrq, abi::QuerySrqResp>(cmd_query_srq, false);
 constexpr Method destroy_srq = write_io<abi::DestroySrq, abi::DestroySrqResp>(cmd_destroy_srq, false);
 

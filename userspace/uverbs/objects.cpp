@@ -4,6 +4,7 @@
  * process's rings read and written as the stock rxe provider lays them
  * out (in-tree 6.1 rxe_queue.h, rxe_cq.c, rxe_resp.c for facts).
  */
+#include <weft/copy.h>
 #include <weft/log.h>
 
 #include "objects.h"
@@ -205,10 +206,32 @@ bool USrq::take(verbs::RecvEntry &out, bool &limit_reached)
 
 Result<void> USrq::arm_limit(uint32_t limit)
 {
+	SpinGuardIrq g(lock_);
 	if (limit > rings[0]->capacity())
 		return Error(err::EINVAL);
-	SpinGuardIrq g(lock_);
 	limit_ = limit;
+	return ok();
+}
+
+/*
+ * IBA 11.2.3.4 (Modify SRQ, resize): the WQEs not yet taken keep their
+ * order at the start of the new ring; the process (librxe holds its post
+ * lock across the command) maps the new ring before posting again.
+ */
+Result<void> USrq::resize(Ref<Ring> &fresh)
+{
+	SpinGuardIrq g(lock_);
+	const Ring &old = *rings[0];
+	const uint32_t used = (old.producer() - cons_) & old.mask;
+	/* rxe_srq_chk_attr(), rxe_queue_resize(): what is posted must fit, and the armed limit. */
+	if (used > fresh->capacity() || limit_ > fresh->capacity() || fresh->elem_size != old.elem_size)
+		return Error(err::EINVAL);
+	for (uint32_t i = 0; i < used; i++)
+		copy_bytes(fresh->slot(i), old.slot(cons_ + i), old.elem_size);
+	fresh->hdr().consumer_index.store(0, Order::Relaxed);
+	fresh->hdr().producer_index.store(used, Order::Release);
+	cons_ = 0;
+	swap(rings[0], fresh);
 	return ok();
 }
 

@@ -108,6 +108,8 @@ public:
 	Result<void> arm_limit(uint32_t limit) override;
 	uint32_t count() override;
 	void handle(const verbs::Event &e) override;
+	/* MODIFY_SRQ max_wr: the posted WQEs move to @fresh, which then holds the old ring. */
+	Result<void> resize(Ref<Ring> &fresh);
 
 	verbs::Srq *srq = nullptr;
 	const uint32_t max_sge;
