@@ -281,6 +281,7 @@ Result<Mr *> Context::alloc_fast_reg_mr(Pd *pd, uint32_t max_pages)
 	if (max_pages == 0 || max_pages > dev.attr().max_fast_reg_page_list_len)
 		return Error(err::EINVAL);
 	auto pages = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, max_pages));
+	auto staged = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, max_pages));
 	MutexGuard g(lock_);
 	if (!owns(pd))
 		return Error(err::EINVAL);
@@ -288,6 +289,7 @@ Result<Mr *> Context::alloc_fast_reg_mr(Pd *pd, uint32_t max_pages)
 	if (!mr)
 		return Error(err::ENOMEM);
 	mr->pages_ = move(pages);
+	mr->staged_.pages = move(staged);
 	mr->valid_.store(false, Order::Relaxed);
 	auto key = dev.insert_mr(*mr);
 	if (!key) {

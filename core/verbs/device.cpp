@@ -192,8 +192,14 @@ Result<void> Device::fast_register(Mr &mr, Pd &pd, uint32_t key, uint32_t access
 	    (access & ~access::all))
 		return Error(err::EINVAL);
 	SpinGuardBh g(keys_lock_);
-	if (mr.valid_.load(Order::Relaxed))
+	if (mr.valid_.load(Order::Relaxed) || !mr.staged_.n)
 		return Error(err::EINVAL); /* IBA 10.6.3.5: must be invalidated first */
+	/* The staged page list becomes the region's; nothing reads it while invalid. */
+	for (uint32_t i = 0; i < mr.staged_.n; i++)
+		mr.pages_[i] = mr.staged_.pages[i];
+	mr.page_shift_ = mr.staged_.shift;
+	mr.iova = mr.staged_.iova;
+	mr.length = mr.staged_.length;
 	mr.lkey = key;
 	mr.rkey = key;
 	mr.access = access;
@@ -305,7 +311,7 @@ Result<void> Mr::read(uint64_t va, Bytes dst, uint32_t need) const
 Result<void> Mr::set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64_t va,
 			   uint64_t len)
 {
-	if (kind != MrKind::FastReg || valid() || kvas.size() > pages_.size() || page_size < 4096 ||
+	if (kind != MrKind::FastReg || kvas.size() > staged_.pages.size() || page_size < 4096 ||
 	    (page_size & (page_size - 1)))
 		return Error(err::EINVAL);
 	uint32_t shift = __builtin_ctz(page_size);
@@ -313,10 +319,11 @@ Result<void> Mr::set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64
 	if (len == 0 || first + len > (uint64_t(kvas.size()) << shift))
 		return Error(err::EINVAL);
 	for (size_t i = 0; i < kvas.size(); i++)
-		pages_[i] = kvas[i];
-	page_shift_ = shift;
-	iova = va;
-	length = len;
+		staged_.pages[i] = kvas[i];
+	staged_.n = static_cast<uint32_t>(kvas.size());
+	staged_.shift = shift;
+	staged_.iova = va;
+	staged_.length = len;
 	return ok();
 }
 

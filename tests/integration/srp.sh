@@ -7,7 +7,8 @@
 # target module is reloaded, and the initiator is unloaded under I/O.
 #   1. malformed add_target strings: the in-tree errnos; the disks with
 #      their sizes and vendor strings; a second add_target: EEXIST
-#   2. data: fio --verify=crc32c, ext4 round trip
+#   2. data: fio --verify=crc32c, ext4 round trip; on the wire, every
+#      command's data fast-registered with a key of its own (srp_pcap.py)
 #   3. sg_reset of the LUN and of the target under verified I/O
 #   4. a cable flap shorter than fast_io_fail_tmo under verified I/O
 #   5. OpenSM restarted under verified I/O
@@ -103,6 +104,17 @@ dd if=/dev/urandom of=/tmp/srp-pat bs=1M count=8 2>/dev/null
 cp /tmp/srp-pat /mnt/srp/pat && umount /mnt/srp && mount "$fi" /mnt/srp && cmp /tmp/srp-pat /mnt/srp/pat ||
 	bad "ext4 round trip"
 umount /mnt/srp
+# 2b. On the wire (weft0's port): each command's data fast-registered, one
+#     direct descriptor, a new key per command, no other key used.
+cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/srp.pcap &
+cap=$!
+sleep 0.5
+fio --name=cap --filename="$rd" --rw=randrw --bs=64k --size=4M --direct=1 --ioengine=libaio \
+	--iodepth=8 --io_size=8M >/tmp/fio-cap.out 2>&1 || bad "fio under capture: $(tail -3 /tmp/fio-cap.out)"
+sleep 0.5
+kill $cap
+wait $cap 2>/dev/null
+python3 "$WEFT_REPO/tests/integration/srp_pcap.py" /tmp/srp.pcap || bad "SRP descriptors on the wire"
 
 echo "== 3"
 # 3. Resets under verified I/O: LUN reset, target reset (a new login).

@@ -332,10 +332,25 @@ void fast_reg_and_invalidate(Test &t)
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(pages[0], src.p + 3 * 4096 - 100, 100), 0);
 	WEFT_EXPECT_EQ(t, int(rdma(c, WrOpcode::RdmaRead, back.p, len, iova, key1)), int(WcStatus::Success));
 	WEFT_EXPECT_EQ(t, __builtin_memcmp(back.p, src.p, len), 0);
-	/* LOCAL_INV, then register again with a new variant. */
+	/*
+	 * The next page list staged while key1 is still valid (as ULPs do with
+	 * LOCAL_INV queued ahead of the REG_MR): key1 keeps its pages until the
+	 * REG_MR that takes the new list executes.
+	 */
+	uint64_t in_order[4];
+	for (int i = 0; i < 4; i++)
+		in_order[i] = reinterpret_cast<uint64_t>(pages[i]);
+	WEFT_ASSERT_OK(t, mr->set_pages(Span<const uint64_t>(in_order, 4), 4096, iova, len));
+	back.pattern(0);
+	WEFT_EXPECT_EQ(t, int(rdma(c, WrOpcode::RdmaRead, back.p, len, iova, key1)), int(WcStatus::Success));
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(back.p, src.p, len), 0);
+	/* LOCAL_INV, then register again with a new variant: the staged list now. */
 	WEFT_EXPECT_EQ(t, int(local_op(c.b, WrOpcode::LocalInv, mr, key1, 0)), int(WcStatus::Success));
 	uint32_t key2 = (mr->lkey & ~0xffu) | 0x43;
 	WEFT_EXPECT_EQ(t, int(local_op(c.b, WrOpcode::RegMr, mr, key2, acc)), int(WcStatus::Success));
+	src.pattern(5);
+	WEFT_EXPECT_EQ(t, int(rdma(c, WrOpcode::RdmaWrite, src.p, 64, iova, key2)), int(WcStatus::Success));
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(pages[0] + 100, src.p, 64), 0);
 	/* SEND with Invalidate of key2 (IBA 9.3.9: IETH). */
 	static uint8_t rb[16], msg[4] = {1, 2, 3, 4};
 	Sge rs{reinterpret_cast<uint64_t>(rb), 16, c.b.mr->lkey};

@@ -220,9 +220,13 @@ public:
 	/*
 	 * Fast registration (IBA 10.6.3.5, 11.4.1.1 "Fast Register Physical
 	 * MR"): describe the pages the next REG_MR work request will register,
-	 * as the kernel's ib_map_mr_sg does.  The MR must not be valid.
-	 * EINVAL for more pages than allocated or a page size that is not a
-	 * power of two of at least 4 KiB.
+	 * as the kernel's ib_map_mr_sg does.  The list is staged and taken
+	 * when that REG_MR executes, as an HCA reads its page list then: the
+	 * MR may still be valid, with the invalidation queued ahead of the
+	 * REG_MR on the same send queue (the in-tree ULPs' pattern).  Not
+	 * while an earlier REG_MR of this MR is still queued.  EINVAL for more
+	 * pages than allocated or a page size that is not a power of two of
+	 * at least 4 KiB.
 	 */
 	Result<void> set_pages(Span<const uint64_t> kvas, uint32_t page_size, uint64_t iova,
 			       uint64_t length);
@@ -257,6 +261,12 @@ protected:
 	Completion drained_;
 	Array<uint64_t> pages_; /* FastReg, User: kernel addresses of the pages */
 	uint32_t page_shift_ = 0;
+	/* FastReg: what set_pages() staged for the next REG_MR (taken under the keys lock). */
+	struct {
+		Array<uint64_t> pages;
+		uint32_t n = 0, shift = 0;
+		uint64_t iova = 0, length = 0;
+	} staged_;
 	uint32_t first_off_ = 0; /* User: where iova lies in the first page */
 	UserPages *user_pages_ = nullptr; /* User: released after the MR drained */
 	/* Read by any data path; written under the device's keys lock. FastReg MRs start invalid. */

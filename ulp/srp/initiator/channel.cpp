@@ -17,6 +17,7 @@ namespace {
 const Logger log("weft_srp");
 constexpr uint32_t login_timeout_ms = 60000; /* the CM gives up (Unreachable) well before */
 constexpr uint32_t tm_timeout_ms = 30000;
+constexpr uint32_t page_size = 4096; /* the page lists' (and the host's virt boundary) */
 } // namespace
 
 using namespace wire;
@@ -27,7 +28,12 @@ Channel::Channel(Target &t, uint16_t index)
 {
 }
 
-Channel::~Channel() = default;
+Channel::~Channel()
+{
+	for (verbs::Mr *mr : fr_)
+		if (mr)
+			(void)t_.port.ctx->dereg_mr(mr);
+}
 
 Result<void> Channel::init()
 {
@@ -35,13 +41,24 @@ Result<void> Channel::init()
 	iu_len_ = static_cast<uint32_t>(cmd_len(t_.sg_entries));
 	slots_ = WEFT_TRY(Array<uintptr_t>::make(Gfp::Sleep, slots_n_));
 	tx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, size_t(slots_n_) * iu_len_));
+	/* The largest command, at any offset in its first page. */
+	max_pages_ = (t_.max_sect * 512 + page_size - 1) / page_size + 1;
+	fr_ = WEFT_TRY(Array<verbs::Mr *>::make(Gfp::Sleep, slots_n_));
+	fr_scratch_ = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, size_t(slots_n_) * max_pages_));
+	fr_key_ = WEFT_TRY(Array<uint32_t>::make(Gfp::Sleep, slots_n_));
+	fr_live_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, slots_n_));
+	for (uint32_t i = 0; i < slots_n_; i++) {
+		fr_[i] = WEFT_TRY(t_.port.ctx->alloc_fast_reg_mr(t_.port.pd, max_pages_));
+		fr_key_[i] = fr_[i]->lkey;
+	}
 	return ok();
 }
 
 Result<void> Channel::create_qp()
 {
 	Port &p = t_.port;
-	const uint32_t sq = slots_n_ + misc_ius + 2, rq = slots_n_ + misc_ius + 2;
+	/* Per slot: LOCAL_INV, REG_MR and SRP_CMD at most. */
+	const uint32_t sq = 3 * slots_n_ + misc_ius + 2, rq = slots_n_ + misc_ius + 2;
 	cq_ = WEFT_TRY(p.ctx->create_cq(sq + rq, cq_event, this));
 	verbs::QpInitAttr init;
 	init.type = verbs::QpType::Rc;
@@ -104,6 +121,14 @@ Result<void> Channel::connect(bool multi)
 	cp.service_id = o.service_id;
 	cp.private_data = ConstBytes(reinterpret_cast<const uint8_t *>(&req), sizeof(req));
 	cp.retry_count = static_cast<uint8_t>(o.tl_retry_count);
+	{
+		/* The old QP is gone with whatever it had queued: the MRs say what is registered. */
+		SpinGuardIrq g(lock_);
+		for (uint32_t i = 0; i < slots_n_; i++) {
+			fr_live_[i] = fr_[i]->valid();
+			fr_key_[i] = fr_[i]->lkey;
+		}
+	}
 	login_err_ = 0;
 	login_done_.reinit();
 	auto r = cm::connect(*id_, cp);
@@ -275,8 +300,91 @@ void Channel::post_recv(uint32_t i)
 		lost();
 }
 
-/* SRP 5.6.2: the command and its descriptors (SRP 5.6.2.1) in the slot's IU; its length. */
-uint32_t Channel::build_cmd(uint8_t *iu, void *scmnd, const weft_srp_cmd_info &ci)
+Result<void> Channel::post_local(verbs::WrOpcode op, verbs::Mr *mr, uint32_t key, uint32_t access)
+{
+	verbs::SendWr wr;
+	wr.opcode = op;
+	if (op == verbs::WrOpcode::RegMr) {
+		wr.reg.mr = mr;
+		wr.reg.key = key;
+		wr.reg.access = access;
+	} else {
+		wr.invalidate_rkey = key;
+	}
+	verbs::Qp *qp = qp_;
+	if (!qp)
+		return Error(err::ENOTCONN);
+	return qp->post_send(wr);
+}
+
+/*
+ * IBA 10.6.3.5: the slot's data as one region at its kernel address, a
+ * new key (the next variant) and the rights its direction needs.  The
+ * scatterlist must be a page list: every segment but the first starts on
+ * a page, every one but the last ends on one (the host's virt boundary).
+ */
+Result<uint32_t> Channel::register_data(uint16_t slot, bool invalidate_first, void *scmnd,
+					const weft_srp_cmd_info &ci, uint64_t &iova, uint64_t &len)
+{
+	uint64_t *pages = &fr_scratch_[size_t(slot) * max_pages_];
+	uint32_t np = 0;
+	len = 0;
+	for (uint32_t f = 0; f < ci.nsg; f += 16) {
+		weft_srp_seg segs[16];
+		(void)weft_srp_cmd_sg(scmnd, f, segs, 16);
+		for (uint32_t i = 0; i < 16 && f + i < ci.nsg; i++) {
+			const uintptr_t a = segs[i].kva, end = a + segs[i].len;
+			if ((f + i && (a & (page_size - 1))) || (f + i + 1 < ci.nsg && (end & (page_size - 1))))
+				return Error(err::EINVAL);
+			if (f + i == 0)
+				iova = a;
+			for (uintptr_t pg = a & ~uintptr_t(page_size - 1); pg < end; pg += page_size) {
+				if (np == max_pages_)
+					return Error(err::EINVAL);
+				pages[np++] = pg;
+			}
+			len += segs[i].len;
+		}
+	}
+	verbs::Mr *mr = fr_[slot];
+	WEFT_TRY(mr->set_pages(Span<const uint64_t>(pages, np), page_size, iova, len));
+	uint32_t old_key, key;
+	{
+		SpinGuardIrq g(lock_);
+		old_key = fr_key_[slot];
+		key = (old_key & ~0xffu) | ((old_key + 1) & 0xffu);
+		fr_key_[slot] = key;
+		fr_live_[slot] = 1;
+	}
+	if (invalidate_first)
+		WEFT_TRY(post_local(verbs::WrOpcode::LocalInv, mr, old_key, 0));
+	const uint32_t rights = ci.dir == WEFT_SRP_DIR_TO_DEVICE ? verbs::access::remote_read
+								 : verbs::access::local_write |
+									   verbs::access::remote_write;
+	WEFT_TRY(post_local(verbs::WrOpcode::RegMr, mr, key, rights));
+	return key;
+}
+
+/* After the response: the target may no longer reach the slot's data (IBA 10.6.3.6). */
+void Channel::invalidate_after(uint16_t slot)
+{
+	uint32_t key;
+	{
+		SpinGuardIrq g(lock_);
+		if (!fr_live_[slot])
+			return;
+		fr_live_[slot] = 0;
+		key = fr_key_[slot];
+	}
+	if (post_local(verbs::WrOpcode::LocalInv, fr_[slot], key, 0))
+		return;
+	/* The QP is going: the next command, or the next connection, invalidates it. */
+	SpinGuardIrq g(lock_);
+	fr_live_[slot] = 1;
+}
+
+/* SRP 5.6.2: the command in the slot's IU (its descriptor follows, SRP 5.6.2.1); its length. */
+uint32_t Channel::build_cmd(uint8_t *iu, const weft_srp_cmd_info &ci)
 {
 	Cmd cmd{};
 	cmd.opcode = op::cmd;
@@ -284,44 +392,8 @@ uint32_t Channel::build_cmd(uint8_t *iu, void *scmnd, const weft_srp_cmd_info &c
 	__builtin_memcpy(cmd.lun, ci.lun, 8);
 	cmd.task_attr = task_attr::simple;
 	__builtin_memcpy(cmd.cdb, ci.cdb, min<uint32_t>(ci.cdb_len, sizeof(cmd.cdb)));
-	uint32_t len = sizeof(cmd);
-	const bool has_data = ci.nsg && ci.len && ci.dir != WEFT_SRP_DIR_NONE;
-	if (has_data) {
-		const uint32_t rkey = t_.port.mr->rkey;
-		const uint32_t n = min(ci.nsg, t_.sg_entries);
-		const bool out = ci.dir == WEFT_SRP_DIR_TO_DEVICE;
-		DirectBuf *d = reinterpret_cast<DirectBuf *>(
-			iu + sizeof(cmd) + (n == 1 ? 0 : sizeof(IndirectHdr)));
-		uint64_t total = 0;
-		for (uint32_t f = 0; f < n; f += 16) {
-			weft_srp_seg segs[16];
-			(void)weft_srp_cmd_sg(scmnd, f, segs, 16);
-			for (uint32_t i = 0; i < min<uint32_t>(16, n - f); i++) {
-				DirectBuf b;
-				b.va.set(segs[i].kva);
-				b.key.set(rkey);
-				b.len.set(segs[i].len);
-				__builtin_memcpy(&d[f + i], &b, sizeof(b));
-				total += segs[i].len;
-			}
-		}
-		const uint8_t fmt = n == 1 ? desc::direct : desc::indirect;
-		cmd.buf_fmt = out ? uint8_t(fmt << 4) : fmt;
-		if (n == 1) {
-			len += sizeof(DirectBuf);
-		} else {
-			IndirectHdr h;
-			h.table.va.set(reinterpret_cast<uintptr_t>(d));
-			h.table.key.set(rkey);
-			h.table.len.set(n * sizeof(DirectBuf));
-			h.total_len.set(static_cast<uint32_t>(total));
-			__builtin_memcpy(iu + sizeof(cmd), &h, sizeof(h));
-			(out ? cmd.data_out_desc_cnt : cmd.data_in_desc_cnt) = static_cast<uint8_t>(n);
-			len += sizeof(IndirectHdr) + n * sizeof(DirectBuf);
-		}
-	}
 	__builtin_memcpy(iu, &cmd, sizeof(cmd));
-	return len;
+	return sizeof(cmd);
 }
 
 int Channel::queue(void *scmnd, const weft_srp_cmd_info &ci)
@@ -329,6 +401,7 @@ int Channel::queue(void *scmnd, const weft_srp_cmd_info &ci)
 	if (ci.tag >= slots_n_ || ci.nsg > t_.sg_entries)
 		return 1;
 	uint8_t *iu = &tx_[size_t(ci.tag) * iu_len_];
+	bool invalidate_first;
 	{
 		SpinGuardIrq g(lock_);
 		/* SRP 6.5: one credit kept for task management. */
@@ -340,9 +413,41 @@ int Channel::queue(void *scmnd, const weft_srp_cmd_info &ci)
 		}
 		req_lim_--;
 		slots_[ci.tag] = reinterpret_cast<uintptr_t>(scmnd);
+		/* Aborted or failed before its response: still registered. */
+		invalidate_first = fr_live_[ci.tag];
 	}
-	const uint32_t len = build_cmd(iu, scmnd, ci);
-	if (post_send(iu, len, ci.tag)) /* the send completion carries no meaning */
+	uint32_t len = build_cmd(iu, ci);
+	bool sent = true;
+	if (ci.nsg && ci.len && ci.dir != WEFT_SRP_DIR_NONE) {
+		uint64_t iova = 0, total = 0;
+		auto key = register_data(ci.tag, invalidate_first, scmnd, ci, iova, total);
+		if (key) {
+			DirectBuf b;
+			b.va.set(iova);
+			b.key.set(key.value());
+			b.len.set(static_cast<uint32_t>(total));
+			__builtin_memcpy(iu + len, &b, sizeof(b));
+			len += sizeof(b);
+			Cmd *c = reinterpret_cast<Cmd *>(iu);
+			c->buf_fmt = ci.dir == WEFT_SRP_DIR_TO_DEVICE ? uint8_t(desc::direct << 4) : desc::direct;
+		} else if (key.error().code() == err::EINVAL) {
+			/* Not a page list (the host's virt boundary should make that impossible). */
+			t_.unregistrable.fetch_add(1, Order::Relaxed);
+			WEFT_LOG_RATELIMITED(log, Level::Warn, "%s: a command's data is not a page list: failed",
+					     t_.port.dev.name());
+			{
+				SpinGuardIrq g(lock_);
+				if (slots_[ci.tag] == reinterpret_cast<uintptr_t>(scmnd))
+					slots_[ci.tag] = 0;
+				req_lim_++;
+			}
+			weft_srp_cmd_done(scmnd, WEFT_SRP_DID_ERROR, 0, nullptr, 0, 0);
+			return 0;
+		} else {
+			sent = false;
+		}
+	}
+	if (sent && post_send(iu, len, ci.tag)) /* the send completion carries no meaning */
 		return 0;
 	SpinGuardIrq g(lock_);
 	if (slots_[ci.tag] == reinterpret_cast<uintptr_t>(scmnd))
@@ -516,6 +621,7 @@ void Channel::handle_rsp(const uint8_t *iu, uint32_t len)
 	}
 	if (!scmnd)
 		return; /* aborted or failed meanwhile */
+	invalidate_after(static_cast<uint16_t>(tag & 0xffff));
 	int32_t resid = 0;
 	if (rsp.flags & rsp_flag::diunder)
 		resid = static_cast<int32_t>(rsp.data_in_res_cnt.get());

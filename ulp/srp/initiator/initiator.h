@@ -6,9 +6,14 @@
  * Channels, each an RC connection logged in with SRP_LOGIN_REQ in the CM
  * REQ (SRP 6.2), carrying the commands of one blk-mq hardware queue.
  *
- * Data buffers are described to the target by the port's DMA MR rkey
- * (kernel virtual addresses, one descriptor per scatterlist segment):
- * direct for one segment, an indirect table inside the IU for more.
+ * Data buffers are fast-registered (IBA 10.6.3.5), as the in-tree
+ * initiator does by default (register_always): each slot has an MR whose
+ * REG_MR is posted ahead of its SRP_CMD, with a new key for every command
+ * and the rights of its direction only, described to the target by one
+ * direct descriptor, and invalidated (LOCAL_INV) when the response comes.
+ * The SCSI host's virt_boundary_mask keeps every scatterlist a page list.
+ * The port's DMA MR only gives local keys: nothing of the host's memory
+ * is open to a target beyond the commands in flight.
  *
  * Lifetimes.  A Port's mutex guards its target list from add_target to
  * removal; a Target is removed by its Port (synchronously on device
@@ -85,7 +90,12 @@ private:
 	Result<void> post_send(const void *buf, uint32_t len, uint64_t wr_id);
 	void post_recv(uint32_t i);
 	void lost();
-	uint32_t build_cmd(uint8_t *iu, void *scmnd, const weft_srp_cmd_info &ci);
+	uint32_t build_cmd(uint8_t *iu, const weft_srp_cmd_info &ci);
+	/* Fast registration of slot @slot's data (IBA 10.6.3.5); its rkey, or an error. */
+	Result<uint32_t> register_data(uint16_t slot, bool invalidate_first, void *scmnd,
+				       const weft_srp_cmd_info &ci, uint64_t &iova, uint64_t &len);
+	Result<void> post_local(verbs::WrOpcode op, verbs::Mr *mr, uint32_t key, uint32_t access);
+	void invalidate_after(uint16_t slot);
 
 	Target &t_;
 	const uint16_t index_;
@@ -93,6 +103,9 @@ private:
 	Array<uintptr_t> slots_;	 /* the scsi_cmnd of each blk-mq tag, or 0 */
 	Array<uint8_t> tx_;		 /* a send IU per slot */
 	Array<uint8_t> rx_;		 /* receive IUs (max_ti_iu_len each) */
+	uint32_t max_pages_ = 0;	 /* pages of one command's data */
+	Array<verbs::Mr *> fr_;		 /* a fast-reg MR per slot */
+	Array<uint64_t> fr_scratch_;	 /* a page list per slot, while its command is built */
 	uint8_t tm_iu_[sizeof(wire::TskMgmt)];
 	uint8_t misc_iu_[misc_ius][sizeof(wire::CredRsp)];
 
@@ -109,6 +122,8 @@ private:
 	uint64_t tm_tag_ = 0, tm_seq_ = 0;
 	uint8_t tm_code_ = 0;
 	bool tm_answered_ = false;
+	Array<uint32_t> fr_key_; /* each slot's MR key, as last registered */
+	Array<uint8_t> fr_live_; /* 1: registered, no LOCAL_INV posted since */
 
 	Mutex tm_mutex_; /* one task management function at a time */
 	Completion tm_done_;
@@ -140,8 +155,9 @@ public:
 	uint8_t sgid[16] = {};
 	ListNode node; /* on the Port's targets, then doomed */
 	bool doomed = false; /* under the Port's mutex: removal queued */
-	uint32_t can_queue = 0, sg_entries = 0, ch_count = 0;
+	uint32_t can_queue = 0, sg_entries = 0, ch_count = 0, max_sect = 0;
 	Atomic<int> zero_req_lim{0};
+	Atomic<uint64_t> unregistrable{0}; /* commands failed: data not a page list */
 
 	/* Removal began: a command for a channel that is down fails instead of waiting. */
 	Atomic<bool> removing{false};

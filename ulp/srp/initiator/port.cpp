@@ -76,8 +76,8 @@ Result<void> Port::start()
 	ctx = WEFT_TRY(verbs::Context::open(dev, "weft_srp"));
 	auto r = [&]() -> Result<void> {
 		pd = WEFT_TRY(ctx->alloc_pd());
-		mr = WEFT_TRY(ctx->get_dma_mr(pd, verbs::access::local_write | verbs::access::remote_read |
-							  verbs::access::remote_write));
+		/* Local keys only: targets reach data through each command's fast registration. */
+		mr = WEFT_TRY(ctx->get_dma_mr(pd, verbs::access::local_write));
 		int e = 0;
 		pdev = weft_srp_port_dev_create(this, dev.name(), num, &e);
 		return pdev ? ok() : Result<void>(Error(-e));

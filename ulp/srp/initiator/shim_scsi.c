@@ -243,6 +243,8 @@ struct weft_srp_host *weft_srp_host_alloc(void *ctx, const struct weft_srp_host_
 	shost->cmd_per_lun = p->cmd_per_lun;
 	shost->sg_tablesize = p->sg_tablesize;
 	shost->max_sectors = p->max_sectors;
+	/* Every scatterlist a page list, as fast registration needs (channel.cpp). */
+	shost->virt_boundary_mask = SZ_4K - 1;
 	shost->nr_hw_queues = p->nr_hw_queues;
 	return h;
 }

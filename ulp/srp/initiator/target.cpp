@@ -64,6 +64,7 @@ Result<void> Target::create()
 	if (!ch_count)
 		ch_count = weft_online_cpus();
 	ch_count = min(ch_count, max_channels);
+	max_sect = opts.max_sect ? opts.max_sect : params.max_sect;
 	chans_ = WEFT_TRY(Array<Channel *>::make(Gfp::Sleep, ch_count));
 	for (uint32_t i = 0; i < ch_count; i++) {
 		chans_[i] = new (Gfp::Sleep) Channel(*this, static_cast<uint16_t>(i));
@@ -75,7 +76,7 @@ Result<void> Target::create()
 	hp.can_queue = can_queue;
 	hp.cmd_per_lun = opts.max_cmd_per_lun ? min(opts.max_cmd_per_lun, can_queue) : can_queue;
 	hp.sg_tablesize = sg_entries;
-	hp.max_sectors = opts.max_sect ? opts.max_sect : params.max_sect;
+	hp.max_sectors = max_sect;
 	hp.nr_hw_queues = ch_count;
 	be64 v;
 	v.set(opts.id_ext);
