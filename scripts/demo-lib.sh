@@ -210,3 +210,55 @@ demo_rdma_cm() {
 	[ $rc = 0 ] && [ $src = 0 ] && [ "$(grep -c 'ping data' $log.cli)" = 10 ] ||
 		{ tail -3 $log.srv $log.cli; demo_bad "rping: client $rc, server $src"; }
 }
+
+# iSER: weft1's host (namespace h1) exports a ramdisk over iSER with
+# Debian's targetcli (weft_isert is LIO's iSER transport), this host logs
+# in with Debian's open-iscsi (`iscsiadm -I iser` through weft_iser), the
+# disk gets a file system.
+demo_iser() {
+	local iqn=iqn.2026-12.org.weft:demo initiator dev i out
+	weft_targetcli_prep && modprobe -a sd_mod scsi_transport_iscsi libiscsi || { demo_bad "targetcli, libiscsi"; return 1; }
+	weft_insmod weft_isert && weft_insmod weft_iser || { demo_bad "weft_isert, weft_iser"; return 1; }
+	rm -rf /etc/iscsi/nodes /etc/iscsi/send_targets
+	mkdir -p /run/lock/iscsi
+	grep -q '^InitiatorName=' /etc/iscsi/initiatorname.iscsi 2>/dev/null ||
+		echo "InitiatorName=iqn.2026-12.org.weft:demo-initiator" >/etc/iscsi/initiatorname.iscsi
+	initiator=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
+	setsid iscsid -f >/tmp/demo-iscsid.log 2>&1 &
+	echo "-- targetcli in h1: a 32 MiB ramdisk on portal $demo_b:3260 with iSER, ACL for $initiator"
+	nsenter --net=/run/netns/h1 targetcli >/tmp/demo-targetcli-iser 2>&1 <<-EOF
+	/backstores/ramdisk create name=demoiser size=32M
+	/iscsi create $iqn
+	/iscsi/$iqn/tpg1/portals delete 0.0.0.0 3260
+	/iscsi/$iqn/tpg1/portals create $demo_b 3260
+	/iscsi/$iqn/tpg1/portals/$demo_b:3260 enable_iser true
+	/iscsi/$iqn/tpg1/luns create /backstores/ramdisk/demoiser
+	/iscsi/$iqn/tpg1/acls create $initiator
+	EOF
+	echo "-- iscsiadm -m discovery -t st -p $demo_b -I iser"
+	demo_indent timeout 60 iscsiadm -m discovery -t st -p $demo_b -I iser || { demo_bad "discovery"; return 1; }
+	echo "-- iscsiadm -m node -T $iqn -p $demo_b -I iser --login"
+	demo_indent timeout 60 iscsiadm -m node -T $iqn -p $demo_b -I iser --login || { demo_bad "login"; return 1; }
+	for i in $(seq 150); do
+		dev=/dev/$(iscsiadm -m session -P 3 2>/dev/null | sed -n 's/.*Attached scsi disk \([a-z]*\).*/\1/p' | head -1)
+		[ -b "$dev" ] && break
+		sleep 0.2
+	done
+	iscsiadm -m session -P 3 | grep -E "Iface Transport|Current Portal|Attached scsi disk" | sed 's/^[[:space:]]*/   /'
+	[ -b "$dev" ] || { demo_bad "no iSER disk"; return 1; }
+	out=0
+	mkfs.ext4 -q "$dev" && mkdir -p /mnt/demo-iser && mount "$dev" /mnt/demo-iser || { demo_bad "mkfs/mount $dev"; out=1; }
+	if [ $out = 0 ]; then
+		dd if=/dev/urandom of=/tmp/demo-pat-iser bs=1M count=4 2>/dev/null
+		cp /tmp/demo-pat-iser /mnt/demo-iser/ && sync && echo 3 >/proc/sys/vm/drop_caches &&
+			cmp /tmp/demo-pat-iser /mnt/demo-iser/demo-pat-iser || { demo_bad "file read back differs"; out=1; }
+		demo_indent df -h /mnt/demo-iser
+		umount /mnt/demo-iser
+		[ $out = 0 ] && echo "   a 4 MiB file written and read back on $dev"
+	fi
+	timeout 60 iscsiadm -m node -T $iqn -p $demo_b -I iser --logout >/dev/null || { demo_bad "logout"; out=1; }
+	iscsiadm -k 0 >/dev/null 2>&1
+	weft_lio_clear
+	rmmod weft_iser weft_isert || { demo_bad "rmmod weft_iser weft_isert"; out=1; }
+	return $out
+}
