@@ -6,7 +6,8 @@
 # the LUN and the target are reset, a cable flaps, OpenSM restarts, the
 # target module is reloaded, and the initiator is unloaded under I/O.
 #   1. malformed add_target strings: the in-tree errnos; the disks with
-#      their sizes and vendor strings; a second add_target: EEXIST
+#      their sizes and vendor strings; a second add_target: EEXIST;
+#      malformed logins over the wire: SRP_LOGIN_REJ with their reasons
 #   2. data: fio --verify=crc32c, ext4 round trip; on the wire, every
 #      command's data fast-registered with a key of its own (srp_pcap.py)
 #   3. sg_reset of the LUN and of the target under verified I/O
@@ -87,6 +88,35 @@ lsscsi
 [ "$(blockdev --getsize64 "$fi")" = $((32 << 20)) ] || bad "fi0 size $(blockdev --getsize64 "$fi")"
 sg_inq "$rd" | grep -q "Vendor identification: LIO-ORG" || bad "sg_inq vendor: $(sg_inq "$rd")"
 sg_inq "$fi" | grep -q "Product identification: fi0" || bad "sg_inq product of LUN 1"
+
+# 1b. Malformed logins over the wire (a CM client with raw private data,
+#     weft_selftest_cm_client pdata=): each rejected with the SRP_LOGIN_REJ
+#     reason of SRP 5.2.3 table 11; the target keeps serving (step 2).
+login_hex() { # OPCODE IT_IU_LEN BUF_FMT FLAGS TARGET_PORT_ID(32 hex)
+	printf '%02x%014x%016x%08x%08x%04x%02x%010x%016x%s%s' "$1" 0 0 "$2" 0 "$3" "$4" 0 0 \
+		"$(hexgid weft0 | cut -c17-32)" "$5"
+}
+tid=$ng1$ng1
+for c in "55 64 6 0 $tid 0x10000 bad opcode" "0 64 6 0 ${tid/#?/f} 0x10003 another target port" \
+	"0 1048576 6 0 $tid 0x10002 IT IU too large" "0 64 0 0 $tid 0x10004 no buffer format" \
+	"0 64 6 3 $tid 0x10000 reserved multichannel action"; do
+	set -- $c
+	what=${*:7}
+	pd=$(login_hex "0x$1" "$2" "$3" "$4" "$5")
+	if weft_insmod weft_selftest_cm_client dev=weft0 dest=weft1 service=0x$ng1 pdata=$pd; then
+		w=$(cat /sys/module/weft_selftest_cm_client/parameters/reject_word)
+		[ "$(printf '%#x' "$w")" = "$6" ] || bad "login with $what: SRP reason $(printf '%#x' "$w"), want $6"
+		rmmod weft_selftest_cm_client
+	else
+		bad "login with $what: not rejected"
+	fi
+done
+# A REQ whose private data is too short for a login.
+if weft_insmod weft_selftest_cm_client dev=weft0 dest=weft1 service=0x$ng1 pdata=00000000000000000000; then
+	rmmod weft_selftest_cm_client
+else
+	bad "a 10-byte login was not rejected"
+fi
 
 echo "== 2"
 # 2. Data.

@@ -4,6 +4,9 @@
  * against weft_selftest_cm_server.  The path to the destination device's
  * port GID comes from the SA (OpenSM's).  Depending on its parameters:
  *   reject_check  connect to a service nobody listens on: REJ and its reason;
+ *   pdata         a REQ to the service with this private data (hex), which the
+ *                 listener must reject: the reason, and bytes 4-7 of the REJ's
+ *                 private data (an SRP_LOGIN_REJ's reason, SRP 5.2.3);
  *   unreach_lid   connect to a LID nobody has: Unreachable, and how long it took;
  *   cycles        connect, echo one message, disconnect, that many times;
  *   concurrent    that many connections up at once, each echoing one message;
@@ -47,6 +50,7 @@ struct Conn {
 	uint64_t tx = 0, rx = 0;
 	int established = 0, disconnected = 0, failed = 0; /* set by the handler */
 	uint16_t reason = 0;
+	uint32_t rej_word = 0;
 };
 
 class Client final : public cm::Handler, public verbs::Client {
@@ -117,7 +121,15 @@ public:
 			if (__atomic_load_n(&holding_, __ATOMIC_RELAXED))
 				__atomic_fetch_add(&weft_cm_client_peer_disconnects, 1, __ATOMIC_RELAXED);
 			break;
-		case cm::EventType::Rejected: c->reason = e.reason; set(c->failed); break;
+		case cm::EventType::Rejected:
+			c->reason = e.reason;
+			if (e.private_data.size() >= 8) {
+				be32 w;
+				__builtin_memcpy(&w, e.private_data.data() + 4, 4);
+				c->rej_word = w.get();
+			}
+			set(c->failed);
+			break;
 		case cm::EventType::Unreachable: set(c->failed); break;
 		default: break;
 		}
@@ -148,7 +160,8 @@ public:
 	}
 
 	/* Set up @c (QP and Id) and send the REQ. */
-	Result<void> start(Conn &c, const iba::PathRecord &path, uint64_t service, uint8_t retries = 15)
+	Result<void> start(Conn &c, const iba::PathRecord &path, uint64_t service, uint8_t retries = 15,
+			   ConstBytes pdata = ConstBytes())
 	{
 		c = Conn();
 		c.qp = WEFT_TRY(res_.rc_qp(2));
@@ -158,6 +171,7 @@ public:
 		cp.path = path;
 		cp.service_id = service;
 		cp.max_cm_retries = retries;
+		cp.private_data = pdata;
 		return cm::connect(*c.id, cp);
 	}
 
@@ -215,6 +229,7 @@ public:
 	}
 
 	Result<void> reject_check();
+	Result<void> pdata_check(const char *hex);
 	Result<void> unreach_check(uint16_t lid);
 	Result<void> cycles(unsigned int n);
 	Result<void> concurrent(unsigned int n);
@@ -252,6 +267,32 @@ Result<void> Client::reject_check()
 	release(*c);
 	WEFT_TRY(r);
 	return got && c->reason == iba::cm::rej::invalid_service_id ? Result<void>(ok()) : Error(err::EPROTO);
+}
+
+/* IBA 12.7.2: up to 92 bytes of REQ private data, given as hex digits. */
+Result<void> Client::pdata_check(const char *hex)
+{
+	uint8_t pd[92];
+	size_t n = 0;
+	for (; hex[0] && hex[1]; hex += 2) {
+		auto nib = [](char h) -> int {
+			return h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : -1;
+		};
+		int hi = nib(hex[0]), lo = nib(hex[1]);
+		if (hi < 0 || lo < 0 || n == sizeof(pd))
+			return Error(err::EINVAL);
+		pd[n++] = static_cast<uint8_t>(hi << 4 | lo);
+	}
+	if (*hex)
+		return Error(err::EINVAL);
+	auto c = WEFT_TRY(make_own<Conn>(Gfp::Sleep));
+	auto r = start(*c, path_, service_, 15, ConstBytes(pd, n));
+	bool rejected = r && wait(c->failed, 10000) && c->reason;
+	weft_cm_client_reject_reason = c->reason;
+	weft_cm_client_reject_word = c->rej_word;
+	release(*c);
+	WEFT_TRY(r);
+	return rejected ? Result<void>(ok()) : Error(err::EPROTO);
 }
 
 Result<void> Client::unreach_check(uint16_t lid)
@@ -361,6 +402,8 @@ Result<void> Client::run(const weft_cm_client_params &p)
 	WEFT_TRY(open(p));
 	if (p.reject_check)
 		WEFT_TRY(reject_check());
+	if (p.pdata)
+		WEFT_TRY(pdata_check(p.pdata));
 	if (p.unreach_lid)
 		WEFT_TRY(unreach_check(static_cast<uint16_t>(p.unreach_lid)));
 	if (p.cycles)

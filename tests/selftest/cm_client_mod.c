@@ -25,16 +25,20 @@ module_param_named(unreach_lid, p.unreach_lid, uint, 0444);
 MODULE_PARM_DESC(unreach_lid, "a LID nobody has: the connect must end in Unreachable");
 module_param_named(reject_check, p.reject_check, bool, 0444);
 MODULE_PARM_DESC(reject_check, "connect to an unserved service: the connect must be rejected");
+module_param_named(pdata, p.pdata, charp, 0444);
+MODULE_PARM_DESC(pdata, "hex private data of a REQ to service, which must be rejected (a ULP's login)");
 
 unsigned int weft_cm_client_cycles_done, weft_cm_client_concurrent_done, weft_cm_client_held,
 	weft_cm_client_peer_disconnects, weft_cm_client_reject_reason, weft_cm_client_reject_ms,
-	weft_cm_client_unreach_ms, weft_cm_client_lost;
+	weft_cm_client_unreach_ms, weft_cm_client_lost, weft_cm_client_reject_word;
 module_param_named(cycles_done, weft_cm_client_cycles_done, uint, 0444);
 module_param_named(concurrent_done, weft_cm_client_concurrent_done, uint, 0444);
 module_param_named(held, weft_cm_client_held, uint, 0444);
 module_param_named(peer_disconnects, weft_cm_client_peer_disconnects, uint, 0444);
 module_param_named(reject_reason, weft_cm_client_reject_reason, uint, 0444);
 module_param_named(reject_ms, weft_cm_client_reject_ms, uint, 0444);
+module_param_named(reject_word, weft_cm_client_reject_word, uint, 0444);
+MODULE_PARM_DESC(reject_word, "bytes 4-7 of the REJ's private data, big-endian (SRP_LOGIN_REJ: its reason)");
 module_param_named(unreach_ms, weft_cm_client_unreach_ms, uint, 0444);
 module_param_named(lost, weft_cm_client_lost, uint, 0444);
 MODULE_PARM_DESC(lost, "held connections released because the device was removed (read only)");
