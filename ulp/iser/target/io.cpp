@@ -159,7 +159,11 @@ int Conn::rdma(weft_isert_io &io, bool write, const weft_isert_seg *segs, uint32
 	       uint32_t offset, uint32_t len)
 {
 	const uint32_t rkey = write ? io.read_stag : io.write_stag;
-	const uint64_t va = write ? io.read_va : io.write_va + offset;
+	/*
+	 * RFC 7145 7.3.6 as Linux does it: the Write VA already points past
+	 * the unsolicited data; @offset skips it in our buffer only.
+	 */
+	const uint64_t va = write ? io.read_va : io.write_va;
 	if (!len)
 		return write ? send(io) : -err::EINVAL;
 	if (!rkey)
