@@ -38,7 +38,7 @@ Result<void> Conn::connect(const rdma_cm::SockAddr &dst)
 	rdma_cm::put_net(net);
 	rdma_cm::Id *i = WEFT_TRY(move(id));
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		id_ = i;
 	}
 	/* Handlers may run from here on; they find id_ set. */
@@ -48,11 +48,11 @@ Result<void> Conn::connect(const rdma_cm::SockAddr &dst)
 int Conn::poll_up(int timeout_ms)
 {
 	auto done = [this] {
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		return state_ != State::Connecting;
 	};
 	auto r = waitq_.wait(done, Timeout::msecs(timeout_ms < 0 ? 0 : timeout_ms), true);
-	SpinGuardIrq g(lock_);
+	SpinGuardBh g(lock_);
 	if (state_ == State::Up)
 		return 1;
 	if (state_ == State::Down)
@@ -62,24 +62,26 @@ int Conn::poll_up(int timeout_ms)
 
 bool Conn::up()
 {
-	SpinGuardIrq g(lock_);
+	SpinGuardBh g(lock_);
 	return state_ == State::Up;
 }
 
 Result<rdma_cm::SockAddr> Conn::peer()
 {
-	SpinGuardIrq g(lock_);
+	SpinGuardBh g(lock_);
 	if (!id_)
 		return Error(err::ENOTCONN);
 	return dst_;
 }
 
 /* Own Context on the resolved device: PD, DMA MR (remote rights: the STags), CQ, QP. */
-Result<void> Conn::setup_verbs(verbs::Device &dev)
+Result<void> Conn::setup_verbs(rdma_cm::Id &id)
 {
+	const rdma_cm::Info info = rdma_cm::info(id);
+	verbs::Device &dev = *info.dev;
 	verbs::Context *ctx = WEFT_TRY(verbs::Context::open(dev, "weft_iser"));
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		ctx_ = ctx;
 	}
 	pd_ = WEFT_TRY(ctx->alloc_pd());
@@ -95,21 +97,21 @@ Result<void> Conn::setup_verbs(verbs::Device &dev)
 	init.cap.max_send_sge = 2;
 	init.cap.max_recv_sge = 1;
 	init.sq_sig_all = true;
-	init.port = rdma_cm::info(*id_).port;
+	init.port = info.port;
 	verbs::Qp *qp = WEFT_TRY(ctx->create_qp(pd_, init));
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		cq_ = cq;
 		qp_ = qp;
 	}
 	(void)cq->req_notify(false);
-	return rdma_cm::attach_qp(*id_, *qp);
+	return rdma_cm::attach_qp(id, *qp);
 }
 
 void Conn::fail(int e)
 {
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		if (state_ == State::Down)
 			return;
 		state_ = State::Down;
@@ -123,7 +125,7 @@ void Conn::lost(bool datalen)
 {
 	void *ic;
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		ic = state_ == State::Up ? iconn_ : nullptr;
 		if (state_ != State::Down)
 			state_ = State::Down;
@@ -142,7 +144,7 @@ int Conn::event(const rdma_cm::Event &e)
 			fail(-r.error().code());
 		break;
 	case T::RouteResolved: {
-		auto r = setup_verbs(*rdma_cm::info(*e.id).dev);
+		auto r = setup_verbs(*e.id);
 		if (r) {
 			/* IBTA Annex A12: no zero-based VAs; no remote invalidation (DMA MR STags). */
 			wire::CmHeader h;
@@ -164,7 +166,7 @@ int Conn::event(const rdma_cm::Event &e)
 	}
 	case T::Established: {
 		{
-			SpinGuardIrq g(lock_);
+			SpinGuardBh g(lock_);
 			if (state_ == State::Connecting)
 				state_ = State::Up;
 		}
@@ -186,11 +188,12 @@ int Conn::event(const rdma_cm::Event &e)
 		lost(false);
 		break;
 	case T::DeviceRemoval: {
+		/* The removal waits for the Id and our objects on the device: fail, let go of both. */
 		lost(false);
-		/* The removal waits for the Id: hand it over unless shutdown() took it already. */
-		SpinGuardIrq g(lock_);
+		release_verbs();
+		SpinGuardBh g(lock_);
 		if (id_ != e.id)
-			return 0;
+			return 0; /* shutdown() has it and destroys it when this returns */
 		id_ = nullptr;
 		return 1;
 	}
@@ -204,20 +207,30 @@ void Conn::shutdown()
 {
 	MutexGuard m(release_mutex_);
 	rdma_cm::Id *id;
-	verbs::Context *ctx;
-	verbs::Qp *qp;
-	verbs::Cq *cq;
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		state_ = State::Down;
 		id = exchange(id_, nullptr);
-		ctx = exchange(ctx_, nullptr);
-		qp = exchange(qp_, nullptr);
-		cq = exchange(cq_, nullptr);
 	}
 	waitq_.wake_all();
 	if (id)
 		rdma_cm::destroy(id); /* DREQ; waits for a running handler */
+	release_verbs();
+}
+
+/* Whoever takes the pointers destroys the objects: shutdown() or DEVICE_REMOVAL. */
+void Conn::release_verbs()
+{
+	verbs::Context *ctx;
+	verbs::Qp *qp;
+	verbs::Cq *cq;
+	{
+		SpinGuardBh g(lock_);
+		state_ = State::Down;
+		ctx = exchange(ctx_, nullptr);
+		qp = exchange(qp_, nullptr);
+		cq = exchange(cq_, nullptr);
+	}
 	if (!ctx)
 		return;
 	if (qp)
@@ -226,20 +239,17 @@ void Conn::shutdown()
 	if (cq)
 		(void)ctx->destroy_cq(cq);
 	ctx->close(false); /* the MR and PD */
-	pd_ = nullptr;
-	mr_ = nullptr;
 }
 
 /* RFC 7145 7.3.9: the full feature ring is posted before the login request that leads to it. */
-Result<void> Conn::bind(void *iconn, bool discovery)
+Result<void> Conn::bind(void *iconn)
 {
-	if (!discovery && !rx_.size())
+	if (!rx_.size())
 		rx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, size_t(rx_ring) * ffp_rx_len));
-	SpinGuardIrq g(lock_);
+	SpinGuardBh g(lock_);
 	if (state_ != State::Up || iconn_)
 		return Error(err::EINVAL);
 	iconn_ = iconn;
-	discovery_ = discovery;
 	ffp_ = false;
 	return ok();
 }
@@ -247,7 +257,7 @@ Result<void> Conn::bind(void *iconn, bool discovery)
 void Conn::unbind()
 {
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		iconn_ = nullptr;
 	}
 	shutdown();
@@ -302,14 +312,14 @@ int Conn::send_control(void *task, uint8_t *hdrs, const void *data, uint32_t len
 		       bool to_ffp, bool no_response)
 {
 	pdu::build_header(*reinterpret_cast<wire::Header *>(hdrs), pdu::Stags{});
-	SpinGuardIrq g(lock_);
+	SpinGuardBh g(lock_);
 	if (!qp_ || state_ != State::Up)
 		return -err::ENOTCONN;
 	/* The login buffer first: the response to this PDU lands in it (RQ order). */
 	if (!ffp_ && !login_posted_)
 		if (auto r = post_login_rx_locked(); !r)
 			return send_errno(r.error());
-	if (login_task && to_ffp && !discovery_ && rx_.size()) {
+	if (login_task && to_ffp) {
 		for (uint32_t i = 0; i < rx_ring; i++)
 			if (auto r = post_rx_locked(i); !r)
 				return send_errno(r.error());
@@ -331,7 +341,7 @@ struct DataOut {
 int Conn::send_command(void *task, uint8_t *hdrs, const weft_iser_cmd &c)
 {
 	pdu::Stags s;
-	SpinGuardIrq g(lock_);
+	SpinGuardBh g(lock_);
 	if (!qp_ || state_ != State::Up)
 		return -err::ENOTCONN;
 	if (c.dir == WEFT_ISER_DIR_READ && c.len) {
@@ -363,7 +373,7 @@ Result<void> Conn::send_data_outs(void *task, const weft_iser_cmd &c)
 			return ok();
 		}
 		pdu::build_header(*reinterpret_cast<wire::Header *>(d->hdrs), pdu::Stags{});
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		auto r = qp_ && state_ == State::Up ? post_send_locked(wr_free | reinterpret_cast<uintptr_t>(d),
 									d->hdrs, c.kva + off, len)
 						    : Result<void>(Error(err::ENOTCONN));
@@ -383,7 +393,7 @@ void Conn::poll()
 {
 	verbs::Cq *cq;
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		cq = cq_;
 	}
 	if (!cq)
@@ -419,7 +429,7 @@ void Conn::completion(const verbs::Wc &wc)
 		weft_iser_shim_put_task(reinterpret_cast<void *>(wc.wr_id & wr_mask));
 	} else if (kind == wr_login) {
 		{
-			SpinGuardIrq g(lock_);
+			SpinGuardBh g(lock_);
 			login_posted_ = false;
 		}
 		received(login_rx_.data(), login_rx_len, wc);
@@ -427,7 +437,7 @@ void Conn::completion(const verbs::Wc &wc)
 		const uint32_t i = static_cast<uint32_t>(wc.wr_id & wr_mask);
 		if (i < rx_ring) {
 			received(&rx_[size_t(i) * ffp_rx_len], ffp_rx_len, wc);
-			SpinGuardIrq g(lock_);
+			SpinGuardBh g(lock_);
 			if (qp_ && state_ == State::Up && !post_rx_locked(i))
 				state_ = State::Down; /* the flush that follows reports it */
 		}
@@ -439,7 +449,7 @@ void Conn::received(const uint8_t *buf, uint32_t cap, const verbs::Wc &wc)
 {
 	void *ic;
 	{
-		SpinGuardIrq g(lock_);
+		SpinGuardBh g(lock_);
 		ic = state_ == State::Up ? iconn_ : nullptr;
 	}
 	if (!ic)

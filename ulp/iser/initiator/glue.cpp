@@ -74,9 +74,9 @@ int weft_iser_limits(void *conn, struct weft_iser_limits *out)
 	return 0;
 }
 
-int weft_iser_bind(void *conn, void *iconn, bool discovery)
+int weft_iser_bind(void *conn, void *iconn)
 {
-	auto r = conn_of(conn)->bind(iconn, discovery);
+	auto r = conn_of(conn)->bind(iconn);
 	if (!r)
 		return -r.error().code();
 	conn_of(conn)->get();

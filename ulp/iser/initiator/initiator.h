@@ -14,7 +14,8 @@
  * down once, from whichever comes first of ep_disconnect, stop_conn and
  * DEVICE_REMOVAL: pointers are handed over under lock_, so exactly one
  * caller destroys each.  Senders (libiscsi's xmit, atomic context) post
- * under lock_ and find the QP gone after shutdown().
+ * under lock_ (bottom halves off: nothing takes it in hard interrupt
+ * context) and find the QP gone after shutdown().
  */
 #ifndef WEFT_ISER_INITIATOR_H
 #define WEFT_ISER_INITIATOR_H
@@ -56,7 +57,7 @@ public:
 	Result<rdma_cm::SockAddr> peer();
 	bool up();
 
-	Result<void> bind(void *iconn, bool discovery);
+	Result<void> bind(void *iconn);
 	void unbind();
 
 	int send_control(void *task, uint8_t *hdrs, const void *data, uint32_t len, bool login_task,
@@ -71,7 +72,8 @@ private:
 	static constexpr uint64_t wr_rx = 1ull << 63, wr_login = 1ull << 62, wr_put = 1ull << 61,
 				  wr_free = 1ull << 60, wr_mask = wr_free - 1;
 
-	Result<void> setup_verbs(verbs::Device &dev);
+	Result<void> setup_verbs(rdma_cm::Id &id);
+	void release_verbs();
 	void fail(int err);
 	void lost(bool datalen);
 	Result<void> post_rx_locked(uint32_t i);
@@ -98,7 +100,7 @@ private:
 	verbs::Cq *cq_ = nullptr;
 	verbs::Qp *qp_ = nullptr;
 	void *iconn_ = nullptr;
-	bool discovery_ = false, ffp_ = false, login_posted_ = false;
+	bool ffp_ = false, login_posted_ = false;
 	Array<uint8_t> login_rx_; /* login_rx_len */
 	Array<uint8_t> rx_;	  /* rx_ring x ffp_rx_len, from bind */
 };

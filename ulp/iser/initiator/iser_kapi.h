@@ -80,7 +80,7 @@ int weft_iser_ep_peer(void *conn, struct weft_iser_addr *out);
 int weft_iser_limits(void *conn, struct weft_iser_limits *out);
 
 /* bind_conn: @iconn from now on (a reference for the binding); EINVAL unless up. */
-int weft_iser_bind(void *conn, void *iconn, bool discovery);
+int weft_iser_bind(void *conn, void *iconn);
 /* stop_conn: no PDU reaches @iconn after this returns; the binding's reference goes. */
 void weft_iser_unbind(void *conn);
 
@@ -89,8 +89,9 @@ void weft_iser_unbind(void *conn);
  * command PDUs through weft_iser_send_command): @hdrs (76 bytes, kept by
  * the task until the send completes), @data of @len bytes.  @login_task:
  * the single login/text task (its response gets the login buffer);
- * @to_ffp: a login request moving to full feature phase (the receive ring
- * goes up first); @no_response: the task is put when the send completes.
+ * @to_ffp: a normal session's login request moving to full feature phase
+ * (the receive ring goes up first; a discovery session keeps using the
+ * login buffer); @no_response: the task is put when the send completes.
  * Atomic context.  0, -ENOTCONN, -ENOMEM, -ENOBUFS (send queue full).
  */
 int weft_iser_send_control(void *conn, void *task, uint8_t *hdrs, const void *data, uint32_t len,

@@ -247,7 +247,7 @@ static int iser_conn_bind(struct iscsi_cls_session *cls_session, struct iscsi_cl
 	if (!ep)
 		return -EINVAL;
 	c = *(void **)ep->dd_data;
-	ret = weft_iser_bind(c, conn, conn->session->discovery_sess);
+	ret = weft_iser_bind(c, conn);
 	if (!ret)
 		*(void **)conn->dd_data = c;
 	iscsi_put_endpoint(ep);
@@ -323,11 +323,12 @@ static int iser_init_task(struct iscsi_task *task)
 	return 0;
 }
 
+/* A normal session's login request that leads to full feature phase (RFC 7143 11.12.3). */
 static bool login_to_ffp(struct iscsi_task *task)
 {
 	struct iscsi_hdr *h = task->hdr;
 
-	return (h->opcode & ISCSI_OPCODE_MASK) == ISCSI_OP_LOGIN &&
+	return !task->conn->session->discovery_sess && (h->opcode & ISCSI_OPCODE_MASK) == ISCSI_OP_LOGIN &&
 	       (h->flags & ISCSI_FLAG_LOGIN_TRANSIT) &&
 	       ISCSI_LOGIN_NEXT_STAGE(h->flags) == ISCSI_FULL_FEATURE_PHASE;
 }

@@ -28,7 +28,7 @@ void header_layout(Test &t)
 		s.read_stag = 0xa1b2c3d4;
 		s.read_va = 0xf1f2f3f4f5f6f7f8ull;
 		wire::Header h;
-		__builtin_memset(&h, 0xee, sizeof(h));
+		__builtin_memset(static_cast<void *>(&h), 0xee, sizeof(h));
 		pdu::build_header(h, s);
 		const uint8_t *b = raw(&h);
 		WEFT_EXPECT_EQ(t, b[0], 0x10u | (s.wsv ? 0x08u : 0u) | (s.rsv ? 0x04u : 0u));
@@ -81,9 +81,9 @@ void hello_round_trip(Test &t)
 	WEFT_EXPECT_EQ(t, q->other_ver, 9u);
 	WEFT_EXPECT_EQ(t, q->ird_ord, 0xffu);
 	pdu::build_hello_reply(r, false, 1, 1, 0);
-	q = pdu::parse_hello_reply(ConstBytes(raw(&r), sizeof(r)));
-	WEFT_ASSERT_OK(t, q);
-	WEFT_EXPECT_FALSE(t, q->rej);
+	auto q2 = pdu::parse_hello_reply(ConstBytes(raw(&r), sizeof(r)));
+	WEFT_ASSERT_OK(t, q2);
+	WEFT_EXPECT_FALSE(t, q2->rej);
 }
 
 /* A received SEND: iSER header + BHS with @dlength, in a buffer of @cap bytes. */
@@ -117,9 +117,9 @@ void dlength_window(Test &t)
 	rx.set(20);
 	WEFT_EXPECT_OK(t, pdu::parse_rx(rx.span(), 96));
 	rx.set(18);
-	r = pdu::parse_rx(rx.span(), 96);
-	WEFT_ASSERT_OK(t, r);
-	WEFT_EXPECT_EQ(t, r->dlength, 18u);
+	auto r18 = pdu::parse_rx(rx.span(), 96);
+	WEFT_ASSERT_OK(t, r18);
+	WEFT_EXPECT_EQ(t, r18->dlength, 18u);
 	/* d + 4 == r still accepted, one more byte is not. */
 	rx.set(16);
 	WEFT_EXPECT_OK(t, pdu::parse_rx(rx.span(), 96));
@@ -146,7 +146,8 @@ void short_and_foreign(Test &t)
 	/* A length beyond the posted buffer is never believed. */
 	WEFT_EXPECT_ERR(t, pdu::parse_rx(rx.span(100), 104), err::EMSGSIZE);
 	/* Hello and HelloReply (never negotiated on IB), and unknown opcodes. */
-	for (uint8_t op : {uint8_t(0), wire::opcode::hello, wire::opcode::hello_reply, uint8_t(0xf)}) {
+	const uint8_t foreign[] = {0, wire::opcode::hello, wire::opcode::hello_reply, 0xf};
+	for (uint8_t op : foreign) {
 		rx.set(0, op);
 		WEFT_EXPECT_ERR(t, pdu::parse_rx(rx.span(), 76), err::EPROTO);
 	}
@@ -160,7 +161,7 @@ void short_and_foreign(Test &t)
 void cm_private_data(Test &t)
 {
 	wire::CmHeader h;
-	__builtin_memset(&h, 0xff, sizeof(h));
+	__builtin_memset(static_cast<void *>(&h), 0xff, sizeof(h));
 	pdu::build_cm_req(h, true);
 	WEFT_EXPECT_EQ(t, raw(&h)[0], 0x80u);
 	WEFT_EXPECT_EQ(t, raw(&h)[1] | raw(&h)[2] | raw(&h)[3], 0);
