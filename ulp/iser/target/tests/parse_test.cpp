@@ -82,10 +82,12 @@ void pdu_malformed(Test &t)
 	WEFT_EXPECT_TRUE(t, parse::pdu(s2.b.data(), s2.len, p) == Verdict::Short);
 	/* Shorter than the two headers. */
 	Buf h = make(0x10, iscsi_op::nop_out, 0, 0);
-	for (uint32_t n : {0u, 1u, 28u, 75u})
+	static const uint32_t shorts[] = {0, 1, 28, 75};
+	for (uint32_t n : shorts)
 		WEFT_EXPECT_TRUE(t, parse::pdu(h.b.data(), n, p) == Verdict::Short);
 	/* Hello, HelloReply and a reserved opcode. */
-	for (uint8_t f : {uint8_t(0x20), uint8_t(0x30), uint8_t(0x00), uint8_t(0xf0)}) {
+	static const uint8_t others[] = {0x20, 0x30, 0x00, 0xf0};
+	for (uint8_t f : others) {
 		Buf x = make(f, iscsi_op::nop_out, 0, 0);
 		WEFT_EXPECT_TRUE(t, parse::pdu(x.b.data(), x.len, p) == Verdict::NotControl);
 	}
