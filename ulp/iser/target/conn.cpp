@@ -8,6 +8,7 @@
 #include <weft/log.h>
 
 #include "isert.h"
+#include "parse.h"
 
 namespace weft::isert {
 
@@ -76,8 +77,7 @@ Result<void> Conn::start(const rdma_cm::Event &e)
 	rdma_cm::set_handler(*e.id, *this, this);
 	WEFT_TRY(rdma_cm::attach_qp(*e.id, *qp_));
 	WEFT_TRY(post_login_recv());
-	CmHeader h{};
-	h.flags.set(cm_flag::zbva_not_sup | cm_flag::send_w_inv_not_sup);
+	const CmHeader h = parse::rep_header();
 	rdma_cm::ConnParam cp;
 	cp.private_data = ConstBytes(reinterpret_cast<const uint8_t *>(&h), sizeof(h));
 	cp.initiator_depth = min<uint8_t>(e.conn.initiator_depth,
@@ -141,14 +141,17 @@ bool Conn::dead() const
 	return disconnected_ || state_ == State::Terminating;
 }
 
-/* The transport failed: LIO reinstates a connection it has; waiters learn it. */
+/*
+ * The transport failed: LIO reinstates a connection it has (unless it is
+ * already tearing it down: wait_conn); waiters learn it.
+ */
 void Conn::failed()
 {
 	iscsit_conn *lio;
 	{
 		SpinGuardBh g(lock_);
 		disconnected_ = true;
-		lio = lio_;
+		lio = state_ == State::Terminating ? nullptr : lio_;
 	}
 	wq_.wake_all();
 	if (lio)
@@ -271,24 +274,22 @@ int Conn::login_wait()
 /* A login request arrived (RFC 7145 7.3.9: by SEND into the login buffer). */
 void Conn::login_received(uint32_t byte_len)
 {
-	const auto *bhs = reinterpret_cast<const Bhs *>(login_rx_.data() + sizeof(Header));
-	if (byte_len < hdrs_len || bhs->dlength() > byte_len - hdrs_len ||
-	    bhs->op() != iscsi_op::login) {
+	parse::Pdu pdu;
+	if (parse::login(login_rx_.data(), byte_len, pdu) != parse::Verdict::Ok) {
 		stats.dropped.fetch_add(1, Order::Relaxed);
 		WEFT_LOG_RATELIMITED(log, Level::Info, "login PDU of %u bytes dropped", byte_len);
 		(void)post_login_recv();
 		return;
 	}
-	const uint32_t dlen = bhs->dlength();
 	iscsit_conn *lio;
 	{
 		SpinGuardBh g(lock_);
-		login_len_ = dlen;
+		login_len_ = pdu.dlen;
 		lio = lio_;
 	}
 	if (lio)
-		(void)weft_isert_login_next(lio, reinterpret_cast<const uint8_t *>(bhs),
-					    reinterpret_cast<const uint8_t *>(bhs) + sizeof(Bhs), dlen);
+		(void)weft_isert_login_next(lio, reinterpret_cast<const uint8_t *>(pdu.bhs), pdu.data,
+					    pdu.dlen);
 	{
 		SpinGuardBh g(lock_);
 		login_ready_++;
@@ -423,8 +424,6 @@ void Conn::completion(const verbs::Wc &wc)
 void Conn::received(uint32_t i, uint32_t byte_len)
 {
 	const uint8_t *p = &rx_[size_t(i) * slot + hdr_off];
-	const auto *h = reinterpret_cast<const Header *>(p);
-	const auto *bhs = reinterpret_cast<const Bhs *>(p + sizeof(Header));
 	iscsit_conn *lio;
 	{
 		SpinGuardBh g(lock_);
@@ -432,24 +431,24 @@ void Conn::received(uint32_t i, uint32_t byte_len)
 	}
 	if (!lio)
 		return;
-	/* The declared data must lie in what arrived (in-tree: reinstatement). */
-	if (byte_len < hdrs_len || bhs->dlength() > byte_len - hdrs_len) {
+	parse::Pdu pdu;
+	switch (parse::pdu(p, byte_len, pdu)) {
+	case parse::Verdict::Ok:
+		break;
+	case parse::Verdict::Short:
+		/* In-tree reinstates the connection too: its sender cannot be trusted. */
 		stats.dropped.fetch_add(1, Order::Relaxed);
-		WEFT_LOG_RATELIMITED(log, Level::Info, "PDU declares %u data bytes, %u received",
-				     bhs->dlength(), byte_len);
+		WEFT_LOG_RATELIMITED(log, Level::Info, "PDU of %u bytes shorter than it declares",
+				     byte_len);
 		failed();
 		return;
-	}
-	if (h->op() != opcode::iscsi_ctrl) {
-		/* RFC 7145 5.1.3: Hello is never negotiated on InfiniBand. */
+	default:
 		stats.dropped.fetch_add(1, Order::Relaxed);
 		(void)post_recv(i);
 		return;
 	}
-	const uint32_t rs = h->rsv() ? h->read_stag.get() : 0, ws = h->wsv() ? h->write_stag.get() : 0;
-	const uint64_t rva = h->rsv() ? h->read_va.get() : 0, wva = h->wsv() ? h->write_va.get() : 0;
-	if (weft_isert_rx(lio, reinterpret_cast<const uint8_t *>(bhs), p + hdrs_len, bhs->dlength(), rs,
-			  rva, ws, wva) < 0)
+	if (weft_isert_rx(lio, reinterpret_cast<const uint8_t *>(pdu.bhs), pdu.data, pdu.dlen,
+			  pdu.read_stag, pdu.read_va, pdu.write_stag, pdu.write_va) < 0)
 		stats.dropped.fetch_add(1, Order::Relaxed);
 	/* LIO copied what it keeps: the buffer goes back at once. */
 	(void)post_recv(i);

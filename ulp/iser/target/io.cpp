@@ -7,6 +7,7 @@
  * a post that does not fit answers EAGAIN and LIO retries it later.
  */
 #include "isert.h"
+#include "parse.h"
 
 namespace weft::isert {
 
@@ -105,53 +106,38 @@ int Conn::send(weft_isert_io &io)
 }
 
 /*
- * RDMA WRs over @segs from byte @offset, @len bytes, at most sges_ pieces
- * each, against the initiator's (@rkey, @va): how many, and posted if
- * @post.  Only the last is signaled when @signal_last (a READ's).
+ * The RDMA WRs of a transfer (parse::split): counted only, or posted with
+ * the last one signaled when it is a READ's.
  */
 int Conn::rdma_wrs(weft_isert_io &io, bool write, const weft_isert_seg *segs, uint32_t nsegs,
 		   uint32_t offset, uint32_t len, uint32_t rkey, uint64_t va, bool post)
 {
-	verbs::Sge sge[16];
-	uint32_t nwr = 0, nsge = 0, wr_len = 0, s = 0, off = offset, left = len;
 	uint64_t remote = va;
-	while (s < nsegs && off >= segs[s].len)
-		off -= segs[s++].len;
-	while (left) {
-		if (s >= nsegs)
-			return -err::EINVAL; /* the buffer is shorter than the transfer */
-		const uint32_t take = min(segs[s].len - off, left);
-		sge[nsge].addr = segs[s].kva + off;
-		sge[nsge].length = take;
-		sge[nsge].lkey = mr_->lkey;
-		nsge++;
-		wr_len += take;
-		left -= take;
-		off += take;
-		if (off == segs[s].len) {
-			s++;
-			off = 0;
-		}
-		if (nsge == sges_ || !left) {
-			if (post) {
-				verbs::SendWr wr;
-				const bool last = !left;
-				wr.opcode = write ? verbs::WrOpcode::RdmaWrite : verbs::WrOpcode::RdmaRead;
-				wr.wr_id = reinterpret_cast<uintptr_t>(&io) | (last && !write ? k_read : k_rdma);
-				wr.send_flags = last && !write ? verbs::send_flag::signaled : 0;
-				wr.sg = Span<const verbs::Sge>(sge, nsge);
-				wr.rdma.remote_addr = remote;
-				wr.rdma.rkey = rkey;
-				if (!qp_->post_send(wr))
-					return -err::EIO;
-			}
-			remote += wr_len;
-			nwr++;
-			nsge = 0;
-			wr_len = 0;
-		}
-	}
-	return static_cast<int>(nwr);
+	const uint32_t lkey = mr_->lkey;
+	return parse::split(segs, nsegs, offset, len, sges_,
+			    [&](const parse::Piece *pc, uint32_t n, uint32_t bytes, bool last) -> int {
+				    if (post) {
+					    verbs::Sge sge[16];
+					    for (uint32_t k = 0; k < n; k++) {
+						    sge[k].addr = pc[k].kva;
+						    sge[k].length = pc[k].len;
+						    sge[k].lkey = lkey;
+					    }
+					    verbs::SendWr wr;
+					    const bool sig = last && !write;
+					    wr.opcode = write ? verbs::WrOpcode::RdmaWrite
+							      : verbs::WrOpcode::RdmaRead;
+					    wr.wr_id = reinterpret_cast<uintptr_t>(&io) | (sig ? k_read : k_rdma);
+					    wr.send_flags = sig ? verbs::send_flag::signaled : 0;
+					    wr.sg = Span<const verbs::Sge>(sge, n);
+					    wr.rdma.remote_addr = remote;
+					    wr.rdma.rkey = rkey;
+					    if (!qp_->post_send(wr))
+						    return -err::EIO;
+				    }
+				    remote += bytes;
+				    return 0;
+			    });
 }
 
 /* RFC 7145 7.3.5 (data-in: RDMA WRITE, then the response) and 7.3.6 (data-out: RDMA READ). */
@@ -159,7 +145,11 @@ int Conn::rdma(weft_isert_io &io, bool write, const weft_isert_seg *segs, uint32
 	       uint32_t offset, uint32_t len)
 {
 	const uint32_t rkey = write ? io.read_stag : io.write_stag;
-	const uint64_t va = write ? io.read_va : io.write_va + offset;
+	/*
+	 * RFC 7145 7.3.6 as Linux does it: the Write VA already points past
+	 * the unsolicited data; @offset skips it in our buffer only.
+	 */
+	const uint64_t va = write ? io.read_va : io.write_va;
 	if (!len)
 		return write ? send(io) : -err::EINVAL;
 	if (!rkey)

@@ -158,7 +158,11 @@ public:
 
 private:
 	int request(const rdma_cm::Event &e);
+	void take(Conn &c);
 
+	/* What accept()'s wait reads without the lock (its predicate must not sleep). */
+	Atomic<uint32_t> waiting_; /* Conns on pending_ */
+	Atomic<bool> stop_;	   /* closing_, for the same */
 	Mutex lock_; /* guards what follows */
 	rdma_cm::Id *id_ = nullptr;
 	bool closing_ = false;

@@ -98,7 +98,8 @@ int weft_isert_send(void *c, struct weft_isert_io *io);
 /*
  * RDMA the command's data: @write: RDMA WRITE @len bytes of @segs to the
  * initiator's read STag/VA, then SEND @io's response (weft_isert_sent);
- * else RDMA READ @len bytes from its write STag/VA + @offset into @segs
+ * else RDMA READ @len bytes from its write STag/VA (already past the
+ * unsolicited data) into @segs from byte @offset
  * (weft_isert_read_done).  -EAGAIN: no send queue room now, LIO retries.
  */
 int weft_isert_rdma(void *c, struct weft_isert_io *io, bool write, const struct weft_isert_seg *segs,

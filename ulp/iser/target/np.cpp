@@ -149,8 +149,22 @@ void Np::established(Conn &c)
 		connecting_.remove(c);
 		pending_.push_back(c);
 		c.established_ = true;
+		waiting_.fetch_add(1, Order::Release);
 	}
 	wq_.wake_all();
+}
+
+/* Off the Np's lists (under lock_). */
+void Np::take(Conn &c)
+{
+	if (!c.np_node.linked())
+		return;
+	if (c.established_) {
+		pending_.remove(c);
+		waiting_.fetch_sub(1, Order::Release);
+	} else {
+		connecting_.remove(c);
+	}
 }
 
 bool Np::drop(Conn &c)
@@ -159,8 +173,7 @@ bool Np::drop(Conn &c)
 	if (!c.on_np)
 		return false;
 	c.on_np = false;
-	if (c.np_node.linked())
-		(c.established_ ? pending_ : connecting_).remove(c);
+	take(c);
 	return true;
 }
 
@@ -168,10 +181,7 @@ int Np::accept(iscsit_conn *conn, Conn *&out, weft_isert_addr &peer, weft_isert_
 {
 	for (;;) {
 		auto r = wq_.wait(
-			[this] {
-				MutexGuard g(lock_);
-				return !pending_.empty() || closing_;
-			},
+			[this] { return waiting_.load(Order::Acquire) || stop_.load(Order::Acquire); },
 			Timeout::forever(), true);
 		if (!r || weft_isert_np_stopping(lio))
 			return -err::ENODEV;
@@ -181,7 +191,7 @@ int Np::accept(iscsit_conn *conn, Conn *&out, weft_isert_addr &peer, weft_isert_
 		Conn *c = pending_.front();
 		if (!c)
 			continue;
-		pending_.remove(*c);
+		take(*c);
 		c->on_np = false;
 		c->bind(conn, peer, local);
 		out = c;
@@ -196,6 +206,7 @@ void Np::free()
 	{
 		MutexGuard g(lock_);
 		closing_ = true;
+		stop_.store(true, Order::Release);
 		id = id_;
 		id_ = nullptr;
 	}
@@ -210,7 +221,7 @@ void Np::free()
 			if (!c)
 				c = pending_.front();
 			if (c) {
-				(c->established_ ? pending_ : connecting_).remove(*c);
+				take(*c);
 				c->on_np = false;
 			}
 		}

@@ -126,6 +126,8 @@ static int isert_accept_np(struct iscsi_np *np, struct iscsit_conn *conn)
 	ret = weft_isert_np_accept(np->np_context, conn, &ctx, &peer, &local);
 	if (ret)
 		return ret;
+	/* LIO holds the module per portal only: a session may outlive its portal's iSER. */
+	__module_get(THIS_MODULE);
 	conn->context = ctx;
 	conn->login_family = np->np_sockaddr.ss_family;
 	from_addr(&peer, &conn->login_sockaddr);
@@ -671,6 +673,7 @@ static void isert_free_conn(struct iscsit_conn *conn)
 {
 	weft_isert_free_conn(conn->context);
 	conn->context = NULL;
+	module_put(THIS_MODULE);
 }
 
 static enum target_prot_op isert_get_sup_prot_ops(struct iscsit_conn *conn)
