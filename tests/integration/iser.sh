@@ -12,7 +12,8 @@
 #      the target, login, `iscsiadm -m session -P 3` shows transport iser
 #      and a disk; fio --verify=crc32c (4 KiB and 64 KiB writes read back),
 #      mkfs.ext4, a file written, caches dropped, read back equal;
-#      rmmod weft_iser refused while logged in, logout
+#      rmmod weft_iser refused while logged in, logout, then 3 more
+#      login/logout cycles
 #   4. rmmod weft_iser clean
 set -u
 fail=0
@@ -113,6 +114,12 @@ if find "$WEFT_MODDIR" -name weft_isert.ko | grep -q .; then
 	out=$(rmmod weft_iser 2>&1) && bad "weft_iser unloaded while logged in"
 	grep -qi "in use" <<<"$out" || bad "rmmod weft_iser with a session: $out"
 	timeout 60 iscsiadm -m node -T $iqn -p 10.77.0.2 -I iser --logout >/dev/null || bad "logout"
+	# Logout and login again: each connection's verbs objects and Id go with it.
+	for i in 1 2 3; do
+		timeout 60 iscsiadm -m node -T $iqn -p 10.77.0.2 -I iser --login >/dev/null || bad "relogin $i"
+		timeout 60 iscsiadm -m node -T $iqn -p 10.77.0.2 -I iser --logout >/dev/null || bad "logout $i"
+	done
+	[ "$(cat /sys/module/weft_iser/refcnt)" = 0 ] || bad "weft_iser held after logout"
 	weft_lio_clear
 	rmmod weft_isert || bad "rmmod weft_isert"
 else
