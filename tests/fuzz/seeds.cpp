@@ -17,6 +17,7 @@
 #include "../../core/mad/rmpp.h"
 #include "../../drivers/hca/packet.h"
 #include "../../drivers/hca/tests/sample_packet.h"
+#include "../../ulp/iser/initiator/pdu.h"
 #include "../../ulp/srp/srp_wire.h"
 #include "../../userspace/umad/abi.h"
 
@@ -460,6 +461,42 @@ void srpt_seeds()
 	put("srpt", "rsp-sense", b, 1 + 1 + 96);
 }
 
+/* iSER initiator (iser.cpp): PDUs a target sends, a Hello pair, the CM REP's private data. */
+void iser_seeds()
+{
+	using namespace iser;
+	static uint8_t b[3 + wire::hdrs_len + 512];
+	auto pdu_seed = [&](const char *name, uint8_t kind, uint8_t op, uint32_t dlength, uint32_t byte_len) {
+		__builtin_memset(b, 0, sizeof(b));
+		b[0] = kind;
+		b[1] = uint8_t(byte_len >> 8);
+		b[2] = uint8_t(byte_len);
+		pdu::build_header(*reinterpret_cast<wire::Header *>(b + 3), pdu::Stags{});
+		uint8_t *bhs = b + 3 + sizeof(wire::Header);
+		bhs[0] = op;
+		bhs[1] = 0x80;
+		bhs[5] = uint8_t(dlength >> 16);
+		bhs[6] = uint8_t(dlength >> 8);
+		bhs[7] = uint8_t(dlength);
+		for (uint32_t i = 0; i < dlength; i++)
+			bhs[48 + i] = uint8_t('a' + i % 26);
+		put("iser", name, b, 3 + byte_len);
+	};
+	pdu_seed("login-rsp", 1, wire::iscsi_op::login_rsp, 301, wire::hdrs_len + 304);
+	pdu_seed("text-rsp", 1, wire::iscsi_op::text_rsp, 480, wire::hdrs_len + 480);
+	pdu_seed("scsi-rsp-sense", 0, wire::iscsi_op::scsi_rsp, 20, wire::hdrs_len + 20);
+	pdu_seed("nop-in", 0, wire::iscsi_op::nop_in, 0, wire::hdrs_len);
+	pdu_seed("reject", 0, wire::iscsi_op::reject, 48, wire::hdrs_len + 48);
+	uint8_t h[1 + sizeof(wire::Hello)];
+	h[0] = 2;
+	pdu::build_hello(*reinterpret_cast<wire::Hello *>(h + 1), 10, 10, 16);
+	put("iser", "hello", h, sizeof(h));
+	pdu::build_hello_reply(*reinterpret_cast<wire::HelloReply *>(h + 1), false, 10, 10, 16);
+	put("iser", "hello-reply", h, sizeof(h));
+	const uint8_t rep[] = {3, 0x80, 0, 0, 0};
+	put("iser", "cm-rep", rep, sizeof(rep));
+}
+
 /* SA responses (sa.cpp): one MAD answers of each record the SA client reads, and GetTables. */
 void sa_seeds()
 {
@@ -644,6 +681,7 @@ extern "C" int main(int argc, char **argv)
 	sma_seeds();
 	umad_seeds();
 	srpt_seeds();
+	iser_seeds();
 	sa_seeds();
 	cm_seeds();
 	return 0;

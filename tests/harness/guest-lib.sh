@@ -365,6 +365,7 @@ weft_lio_clear() {
 				for x in "$g"/acls/*; do [ -d "$x" ] && rmdir "$x"; done
 				for x in "$g"/lun/lun_*/*; do [ -L "$x" ] && rm "$x"; done
 				for x in "$g"/lun/lun_*; do [ -d "$x" ] && rmdir "$x"; done
+				for x in "$g"/np/*; do [ -d "$x" ] && rmdir "$x"; done
 				rmdir "$g"
 			done
 			rmdir "$w"

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The target's receive checks (parse.h). */
+#include "parse.h"
+
+namespace weft::isert::parse {
+
+using namespace iser::wire;
+
+namespace {
+/* The declared data must lie in what arrived: in-tree checks the same (DataSegmentLength is the sender's). */
+Verdict headers(const uint8_t *p, uint32_t byte_len, Pdu &out)
+{
+	if (byte_len < hdrs_len)
+		return Verdict::Short;
+	const auto *bhs = reinterpret_cast<const Bhs *>(p + sizeof(Header));
+	if (bhs->dlength() > byte_len - hdrs_len)
+		return Verdict::Short;
+	out = Pdu{};
+	out.bhs = bhs;
+	out.data = p + hdrs_len;
+	out.dlen = bhs->dlength();
+	return Verdict::Ok;
+}
+} // namespace
+
+Verdict pdu(const uint8_t *p, uint32_t byte_len, Pdu &out)
+{
+	const Verdict v = headers(p, byte_len, out);
+	if (v != Verdict::Ok)
+		return v;
+	const auto *h = reinterpret_cast<const Header *>(p);
+	/* RFC 7145 5.1.3: Hello/HelloReply are never negotiated on InfiniBand. */
+	if (h->op() != opcode::iscsi_ctrl)
+		return Verdict::NotControl;
+	if (h->rsv()) {
+		out.read_stag = h->read_stag.get();
+		out.read_va = h->read_va.get();
+	}
+	if (h->wsv()) {
+		out.write_stag = h->write_stag.get();
+		out.write_va = h->write_va.get();
+	}
+	return Verdict::Ok;
+}
+
+Verdict login(const uint8_t *p, uint32_t byte_len, Pdu &out)
+{
+	const Verdict v = headers(p, byte_len, out);
+	if (v != Verdict::Ok)
+		return v;
+	if (reinterpret_cast<const Header *>(p)->op() != opcode::iscsi_ctrl)
+		return Verdict::NotControl;
+	return out.bhs->op() == iscsi_op::login ? Verdict::Ok : Verdict::NotLogin;
+}
+
+CmHeader rep_header()
+{
+	CmHeader h{};
+	h.flags.set(cm_flag::zbva_not_sup | cm_flag::send_w_inv_not_sup);
+	return h;
+}
+
+} // namespace weft::isert::parse
