@@ -10,7 +10,10 @@
 #      endpoints), weft_iser not held
 #   3. with the LIO iSER target (weft_isert, when built): discovery lists
 #      the target, login, `iscsiadm -m session -P 3` shows transport iser
-#      and a disk, rmmod weft_iser refused while logged in, logout
+#      and a disk; fio --verify=crc32c (4 KiB and 64 KiB writes read back),
+#      mkfs.ext4, a file written, caches dropped, read back equal;
+#      rmmod weft_iser refused while logged in, logout, then 3 more
+#      login/logout cycles
 #   4. rmmod weft_iser clean
 set -u
 fail=0
@@ -73,6 +76,7 @@ echo "== 3"
 if find "$WEFT_MODDIR" -name weft_isert.ko | grep -q .; then
 	weft_insmod weft_isert || bad "insmod weft_isert"
 	weft_targetcli_prep || bad "targetcli"
+	echo "note: targetcli at $(date +%s)"
 	nsenter --net=/run/netns/h1 targetcli >/tmp/targetcli.out 2>&1 <<-EOT
 	/backstores/ramdisk create name=rd0 size=32M
 	/iscsi create $iqn
@@ -84,14 +88,38 @@ if find "$WEFT_MODDIR" -name weft_isert.ko | grep -q .; then
 	EOT
 	[ "$(cat /sys/kernel/config/target/iscsi/$iqn/tpgt_1/np/10.77.0.2:3260/iser 2>/dev/null)" = 1 ] ||
 		bad "no iSER portal: $(tail -5 /tmp/targetcli.out)"
+	echo "note: target ready at $(date +%s)"
 	out=$(timeout 60 iscsiadm -m discovery -t st -p 10.77.0.2 -I iser 2>&1) || bad "discovery: $out"
 	grep -q "$iqn" <<<"$out" || bad "discovery did not list $iqn: $out"
 	out=$(timeout 60 iscsiadm -m node -T $iqn -p 10.77.0.2 -I iser --login 2>&1) || bad "login: $out"
 	s=$(iscsiadm -m session -P 3 2>&1)
 	grep -q "Iface Transport: iser" <<<"$s" || bad "session transport: $s"
 	until_true 30 'iscsiadm -m session -P 3 | grep -q "Attached scsi disk"' || bad "no disk: $s"
-	rmmod weft_iser 2>/dev/null && bad "weft_iser unloaded while logged in"
+	dev=/dev/$(iscsiadm -m session -P 3 | sed -n 's/.*Attached scsi disk \([a-z]*\).*/\1/p' | head -1)
+	[ -b "$dev" ] || bad "no block device: $dev"
+	echo "note: logged in at $(date +%s), disk $dev"
+	# Data: reads by the target's RDMA WRITE, writes by immediate data and RDMA READ.
+	fio --name=verify --filename="$dev" --direct=1 --ioengine=libaio --rw=randwrite --bs=4k,64k \
+		--size=8M --iodepth=8 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output=/tmp/iser-fio.out >/dev/null 2>&1 || bad "fio verify: $(tail -20 /tmp/iser-fio.out)"
+	grep -q "err= 0" /tmp/iser-fio.out || bad "fio reported errors: $(grep err= /tmp/iser-fio.out)"
+	mkfs.ext4 -q -F "$dev" >/tmp/iser-mkfs.out 2>&1 || bad "mkfs.ext4: $(cat /tmp/iser-mkfs.out)"
+	mkdir -p /mnt/iser && mount "$dev" /mnt/iser || bad "mount"
+	head -c 3M /dev/urandom >/tmp/iser-file
+	cp /tmp/iser-file /mnt/iser/f && umount /mnt/iser || bad "write to ext4"
+	echo 3 >/proc/sys/vm/drop_caches
+	mount "$dev" /mnt/iser && cmp /tmp/iser-file /mnt/iser/f || bad "ext4 round trip differs"
+	umount /mnt/iser
+	echo "note: data done at $(date +%s)"
+	out=$(rmmod weft_iser 2>&1) && bad "weft_iser unloaded while logged in"
+	grep -qi "in use" <<<"$out" || bad "rmmod weft_iser with a session: $out"
 	timeout 60 iscsiadm -m node -T $iqn -p 10.77.0.2 -I iser --logout >/dev/null || bad "logout"
+	# Logout and login again: each connection's verbs objects and Id go with it.
+	for i in 1 2 3; do
+		timeout 60 iscsiadm -m node -T $iqn -p 10.77.0.2 -I iser --login >/dev/null || bad "relogin $i"
+		timeout 60 iscsiadm -m node -T $iqn -p 10.77.0.2 -I iser --logout >/dev/null || bad "logout $i"
+	done
+	[ "$(cat /sys/module/weft_iser/refcnt)" = 0 ] || bad "weft_iser held after logout"
 	weft_lio_clear
 	rmmod weft_isert || bad "rmmod weft_isert"
 else
