@@ -16,7 +16,10 @@
 #      iSER PDU), and frees the connection once rping is gone (LIO's
 #      login fails);
 #   4. iser 0 (what "enable_iser false" writes): no listener left, rping
-#      is refused, and rmmod weft_isert succeeds.
+#      is refused, and rmmod weft_isert succeeds;
+#   5. iser 1 again: refused from the root namespace (no 10.77.0.2
+#      there), taken from h1; then weft1 removed (rmdir in configfs): the listener
+#      takes DEVICE_REMOVAL without holding the removal up and its Id goes.
 set -u
 fail=0
 bad() { echo "isert: $*"; fail=1; }
@@ -131,6 +134,19 @@ acc0=$(param $ist accepted)
 weft_on h0 timeout 30 rping -c -a 10.77.0.2 -p 3260 -C 1 >/dev/null 2>&1 && bad "rping connected to a portal without iSER"
 [ "$(param $ist accepted)" = "$acc0" ] || bad "a connection was accepted without iSER"
 rmmod weft_isert || bad "rmmod weft_isert after enable_iser false"
+
+# 5: the portal's device removed (DEVICE_REMOVAL on the listener bound to
+# its address): it stops listening without holding the removal up, and its
+# Id goes.
+weft_insmod weft_isert || bad "weft_isert did not load again"
+# From the root namespace, where nobody has 10.77.0.2: refused.
+echo 1 2>/dev/null >$np/iser && bad "iser 1 from the root namespace worked (want EADDRNOTAVAIL)"
+nsenter --net=/run/netns/h1 sh -c "echo 1 >$np/iser" || bad "iser 1 again in h1"
+[ "$(param $rcm ids)" -gt "$ids0" ] || bad "no RDMA CM Id for the iSER portal again"
+timeout 120 rmdir /sys/kernel/config/weft/hcas/h1 || bad "rmdir hcas/h1 with an iSER portal failed or hung"
+until_true 30 '[ "$(param $rcm ids)" = "$ids0" ]' || bad "RDMA CM ids $(param $rcm ids) after the device went, want $ids0"
+echo 0 >$np/iser || bad "iser 0 after the device went"
+rmmod weft_isert || bad "rmmod weft_isert after the device went"
 dmesg | tail -n +"$((dmesg0 + 1))" | grep -E "WARNING:|BUG:|Oops" && bad "kernel warnings"
 
 weft_lio_clear

@@ -159,6 +159,7 @@ public:
 private:
 	int request(const rdma_cm::Event &e);
 	void take(Conn &c);
+	static void drop_listener(Work &w);
 
 	/* What accept()'s wait reads without the lock (its predicate must not sleep). */
 	Atomic<uint32_t> waiting_; /* Conns on pending_ */
@@ -168,7 +169,9 @@ private:
 	bool closing_ = false;
 	List<Conn, &Conn::np_node> connecting_; /* accepted by us, not established */
 	List<Conn, &Conn::np_node> pending_;	/* established, waiting for LIO */
+	rdma_cm::Id *gone_id_ = nullptr;	/* its device went: drop_listener_ destroys it */
 	WaitQueue wq_;
+	Work drop_listener_;
 };
 
 } // namespace weft::isert

@@ -57,7 +57,23 @@ void reap(Conn &c)
 	reaper->work.queue();
 }
 
-Np::Np(iscsi_np *l) : lio(l), lock_(WEFT_LOCK_CLASS("weft_isert_np")), wq_(WEFT_LOCK_CLASS("weft_isert_np_wq")) {}
+Np::Np(iscsi_np *l)
+	: lio(l), lock_(WEFT_LOCK_CLASS("weft_isert_np")), wq_(WEFT_LOCK_CLASS("weft_isert_np_wq")),
+	  drop_listener_(drop_listener, WEFT_LOCK_CLASS("weft_isert_np_drop"))
+{
+}
+
+void Np::drop_listener(Work &w)
+{
+	Np *n = container_of(&w, &Np::drop_listener_);
+	rdma_cm::Id *id;
+	{
+		MutexGuard g(n->lock_);
+		id = exchange(n->gone_id_, nullptr);
+	}
+	if (id)
+		rdma_cm::destroy(id);
+}
 
 Result<void> Np::listen(const weft_isert_addr &a)
 {
@@ -89,12 +105,17 @@ int Np::event(const rdma_cm::Event &e)
 	if (e.type == rdma_cm::EventType::ConnectRequest)
 		return request(e);
 	if (e.type == rdma_cm::EventType::DeviceRemoval) {
-		/* The listener was bound to the device's address: it goes (in-tree too). */
+		/*
+		 * The listener was bound to the device's address: it goes (in-tree
+		 * too), destroyed from a work item (the removal waits for that;
+		 * not by our return value, which leaves the Id counted).
+		 */
 		MutexGuard g(lock_);
 		if (e.id == id_) {
+			gone_id_ = id_;
 			id_ = nullptr;
+			drop_listener_.queue();
 			log.info("portal's device removed: no longer listening");
-			return 1;
 		}
 	}
 	return 0;
@@ -213,6 +234,7 @@ void Np::free()
 	wq_.wake_all();
 	if (id)
 		rdma_cm::destroy(id);
+	drop_listener_.flush();
 	for (;;) {
 		Conn *c;
 		{
