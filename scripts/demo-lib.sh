@@ -9,7 +9,7 @@
 # them in order.  A new capability adds its function and its name there
 # (srp, iser).
 
-demo_sections="subnet ipoib counters capture perftest rdma_cm srp"
+demo_sections="subnet ipoib counters capture perftest rdma_cm srp iser"
 demo_a=10.77.0.1 demo_b=10.77.0.2
 
 demo_heading() { printf '\n== %s\n' "$*"; }

@@ -265,7 +265,7 @@ static int rx_data_out(struct iscsit_conn *conn, u8 *bhs, const u8 *data, u32 le
 		return 0;
 	if (!cmd->unsolicited_data || cmd->write_data_done + len > cmd->se_cmd.data_length) {
 		pr_warn_ratelimited("weft_isert: unexpected Data-Out for ITT 0x%08x\n",
-				    be32_to_cpu(cmd->init_task_tag));
+				    be32_to_cpu((__force __be32)cmd->init_task_tag));
 		return -EINVAL;
 	}
 	sg_pcopy_from_buffer(cmd->se_cmd.t_data_sg, cmd->se_cmd.t_data_nents, data, len,
