@@ -234,6 +234,11 @@ public:
 	}
 	/* The traps its SMA sends beside the switch's 128 (trap.h); none for a node without. */
 	virtual class TrapSender *trap_sender() { return nullptr; }
+	/*
+	 * Send a notice from @from toward the SM (process context): out of a
+	 * CA port; a switch's port 0 has no link and routes it (switch_smi.cpp).
+	 */
+	virtual void send_notice(Port &from, Own<PacketBuf> pkt) { from.transmit(move(pkt)); }
 	virtual Port *port(uint8_t num) = 0;
 	virtual uint8_t port_count() const = 0; /* external ports */
 	virtual bool is_switch() const = 0;

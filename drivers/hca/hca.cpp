@@ -172,16 +172,8 @@ Result<void> Hca::modify_port(uint8_t num, uint32_t set_caps, uint32_t clear_cap
 	SpinGuardBh g(mgmt_lock);
 	const uint32_t was = p->mgmt.caps;
 	p->mgmt.caps = (p->mgmt.caps | set_caps) & ~clear_caps;
-	if (p->mgmt.caps != was) {
-		/* IBA 14.2.5.1 trap 144: reserved, LIDADDR, OtherLocalChanges 0, the new CapabilityMask. */
-		uint8_t d[10] = {};
-		const uint16_t lid = p->lid.load(Order::Relaxed);
-		d[2] = static_cast<uint8_t>(lid >> 8);
-		d[3] = static_cast<uint8_t>(lid);
-		for (int i = 0; i < 4; i++)
-			d[6 + i] = static_cast<uint8_t>(p->mgmt.caps >> (24 - 8 * i));
-		traps_.raise_locked(*p, iba::notice::type_info, trap::capability_mask, d, sizeof(d));
-	}
+	if (p->mgmt.caps != was)
+		traps_.capability_changed_locked(*p);
 	return ok();
 }
 

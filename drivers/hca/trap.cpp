@@ -86,7 +86,7 @@ void TrapSender::raise_locked(Port &port, uint8_t type, uint16_t number, const u
 	free->type = type;
 	free->number = number;
 	/* IBA 13.4.6.4: repeats of one notice carry its TID; a new notice gets a new one. */
-	free->tid = ++next_tid_;
+	free->tid = new_tid_locked();
 	__builtin_memcpy(free->details, d, sizeof(d));
 	work_.modify(0);
 }
@@ -99,6 +99,17 @@ void TrapSender::repressed_locked(Port &port, uint64_t tid)
 			repressed_.fetch_add(1, Order::Relaxed);
 		}
 	}
+}
+
+void TrapSender::capability_changed_locked(Port &port)
+{
+	uint8_t d[10] = {};
+	const uint16_t lid = port.lid.load(Order::Relaxed);
+	d[2] = static_cast<uint8_t>(lid >> 8);
+	d[3] = static_cast<uint8_t>(lid);
+	for (int i = 0; i < 4; i++)
+		d[6 + i] = static_cast<uint8_t>(port.mgmt.caps >> (24 - 8 * i));
+	raise_locked(port, iba::notice::type_info, trap::capability_mask, d, sizeof(d));
 }
 
 bool TrapSender::send_due()
@@ -144,7 +155,7 @@ bool TrapSender::send_due()
 			PortCounters::bump(due[i].port->counters.xmit_discards);
 			continue;
 		}
-		due[i].port->transmit(pkt.take());
+		node_.send_notice(*due[i].port, pkt.take());
 		sent_.fetch_add(1, Order::Relaxed);
 	}
 	delete[] due;
