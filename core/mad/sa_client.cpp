@@ -24,7 +24,29 @@ struct Pending {
 	Completion done;
 };
 
+/* How long a failed subscription waits for its next try. */
+constexpr unsigned long inform_retry_ms = 2000;
+
+struct Watchers {
+	List<sa::GidWatcher, &sa::GidWatcher::node> list;
+};
+/* Held while a watcher is called: unwatch_gids waits for the call to end. */
+using WatchersLock = Protected<Watchers, Mutex>;
+WatchersLock *watchers;
+alignas(WatchersLock) unsigned char watchers_storage[sizeof(WatchersLock)];
+
 } // namespace
+
+void sa_watchers_init()
+{
+	watchers = new (watchers_storage) WatchersLock(WEFT_LOCK_CLASS("weft_mad_sa_watchers"));
+}
+
+void sa_watchers_exit()
+{
+	/* Every user of weft_mad is gone, and unwatched before it went. */
+	watchers->~WatchersLock();
+}
 
 SaPort *find_sa(verbs::Device &dev, uint8_t port)
 {
@@ -32,7 +54,11 @@ SaPort *find_sa(verbs::Device &dev, uint8_t port)
 	return p ? &static_cast<PortMad *>(p)->sa() : nullptr;
 }
 
-SaPort::SaPort(MadPort &p) : port(p), cache_lock_(WEFT_LOCK_CLASS("weft_mad_sa_cache")) {}
+SaPort::SaPort(MadPort &p) :
+	port(p), cache_lock_(WEFT_LOCK_CLASS("weft_mad_sa_cache")), inform_lock_(WEFT_LOCK_CLASS("weft_mad_sa_inform")),
+	inform_work_(inform_tick, WEFT_LOCK_CLASS("weft_mad_sa_inform_work"))
+{
+}
 
 SaPort::~SaPort()
 {
@@ -42,9 +68,17 @@ SaPort::~SaPort()
 Result<void> SaPort::start()
 {
 	agent_.rmpp = true; /* GetTable answers come in segments (IBA 15.4.2) */
+	agent_.add_method(iba::sa_method::report); /* IBA 13.4.8.3: the SA's notices to subscribers */
 	WEFT_TRY(port.gsi().register_agent(agent_));
-	port.device.add_event_handler(*this);
 	started_ = true;
+	port.device.add_event_handler(*this);
+	/* Already ACTIVE under an SM (the module loaded late): subscribe now. */
+	verbs::PortAttr pa;
+	if (port.device.query_port(port.port, pa) && pa.sm_lid && pa.state == verbs::PortState::Active) {
+		SpinGuardBh g(inform_lock_);
+		sub_.port_event(true, true);
+	}
+	inform_work_.modify(0);
 	return ok();
 }
 
@@ -54,6 +88,8 @@ void SaPort::stop()
 		return;
 	port.device.remove_event_handler(*this);
 	port.gsi().unregister_agent(agent_); /* queries in flight end with ECANCELED */
+	/* Nothing queues it now (no events, no Reports); a subscription in flight was cancelled. */
+	inform_work_.cancel_sync();
 }
 
 void SaPort::send_done(Agent &, SendReq &r)
@@ -76,8 +112,127 @@ void SaPort::handle(const verbs::Event &e)
 		gen_.fetch_add(1, Order::Relaxed);
 		break;
 	default:
-		break;
+		return;
 	}
+	/* IBA 14.4.11: a new SM, or one asking for reregistration, has no subscription of ours. */
+	const bool renew = e.type == EventType::SmChange || e.type == EventType::ClientReregister ||
+			   e.type == EventType::PortActive;
+	verbs::PortAttr pa;
+	const bool usable = port.device.query_port(port.port, pa) && pa.sm_lid && pa.state == verbs::PortState::Active;
+	{
+		SpinGuardBh g(inform_lock_);
+		sub_.port_event(usable, renew);
+	}
+	if (started_)
+		inform_work_.modify(0);
+}
+
+void SaPort::recv(Agent &a, const Mad &m, const MadAddr &from)
+{
+	if (m.hdr().method.get() != iba::sa_method::report)
+		return;
+	auto n = inform::parse_report(m);
+	/* IBA 13.4.8.3: every Report is acknowledged, or the SA sends it again. */
+	if (auto r = make_own<SendReq>(Gfp::Atomic)) {
+		inform::report_response(m, r.value()->mad);
+		r.value()->to = from;
+		(void)port.gsi().send(a, *r.value());
+	}
+	if (!n) {
+		other_.fetch_add(1, Order::Relaxed);
+		return;
+	}
+	(n.value().in_service ? gid_in_ : gid_out_).fetch_add(1, Order::Relaxed);
+	if (!n.value().in_service)
+		forget_path(n.value().gid);
+	{
+		SpinGuardBh g(inform_lock_);
+		if (nevents_ == max_events) {
+			lost_.fetch_add(1, Order::Relaxed);
+			return;
+		}
+		events_[nevents_++] = n.value();
+	}
+	inform_work_.modify(0);
+}
+
+/* A GID out of service: paths to it are gone (the mad.md "stale cache" of port events only). */
+void SaPort::forget_path(const verbs::Gid &gid)
+{
+	SpinGuardBh g(cache_lock_);
+	for (Cached &c : cache_)
+		if (c.gen && c.dgid == gid)
+			c.gen = 0;
+}
+
+/* IBA 15.2.5.12: SubnAdmSet(InformInfo) for traps 64 and 65; true if the SA took both. */
+bool SaPort::subscribe()
+{
+	const uint16_t traps[] = {iba::sa_trap::gid_in_service, iba::sa_trap::gid_out_of_service};
+	for (uint16_t trap : traps) {
+		const iba::InformInfo ii = inform::subscription(trap, true);
+		Answer a;
+		if (!ask(iba::sa_method::set, iba::sa_attr::inform_info, 0, &ii, sizeof(ii), a)) {
+			log.info("%s port %u: InformInfo subscription to trap %u failed", port.device.name(), port.port,
+				 trap);
+			return false;
+		}
+		subscriptions_.fetch_add(1, Order::Relaxed);
+	}
+	return true;
+}
+
+void SaPort::inform_tick(DelayedWork &w)
+{
+	SaPort *s = container_of(&w, &SaPort::inform_work_);
+	bool due;
+	{
+		SpinGuardBh g(s->inform_lock_);
+		due = s->sub_.due();
+	}
+	if (due) {
+		const bool ok = s->subscribe();
+		bool again;
+		{
+			SpinGuardBh g(s->inform_lock_);
+			/* An event meanwhile decided anew: keep its verdict. */
+			if (s->sub_.due())
+				s->sub_.result(ok);
+			again = s->sub_.due();
+		}
+		if (again)
+			s->inform_work_.modify(inform_retry_ms);
+	}
+	for (;;) {
+		inform::GidNotice n;
+		{
+			SpinGuardBh g(s->inform_lock_);
+			if (!s->nevents_)
+				break;
+			n = s->events_[0];
+			for (uint8_t i = 1; i < s->nevents_; i++)
+				s->events_[i - 1] = s->events_[i];
+			s->nevents_--;
+		}
+		auto ws = watchers->lock();
+		for (sa::GidWatcher &gw : ws->list)
+			gw.gid_event(s->port.device, s->port.port, n.gid, n.in_service);
+	}
+}
+
+sa::InformStats SaPort::inform_stats()
+{
+	sa::InformStats st{};
+	{
+		SpinGuardBh g(inform_lock_);
+		st.subscribed = sub_.state() == inform::Subscription::State::Subscribed;
+	}
+	st.subscriptions = subscriptions_.load(Order::Relaxed);
+	st.gid_in = gid_in_.load(Order::Relaxed);
+	st.gid_out = gid_out_.load(Order::Relaxed);
+	st.other = other_.load(Order::Relaxed);
+	st.lost = lost_.load(Order::Relaxed);
+	return st;
 }
 
 Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec, size_t len,
@@ -165,6 +320,24 @@ Result<iba::PathRecord> resolve_path(verbs::Device &dev, uint8_t port, const ver
 	if (!s)
 		return Error(err::ENODEV);
 	return s->resolve_path(dgid, pkey);
+}
+
+void watch_gids(GidWatcher &w)
+{
+	watchers->lock()->list.push_back(w);
+}
+
+void unwatch_gids(GidWatcher &w)
+{
+	watchers->lock()->list.remove(w);
+}
+
+Result<InformStats> inform_stats(verbs::Device &dev, uint8_t port)
+{
+	SaPort *s = find_sa(dev, port);
+	if (!s)
+		return Error(err::ENODEV);
+	return s->inform_stats();
 }
 
 Result<iba::ClassPortInfo> class_port_info(verbs::Device &dev, uint8_t port)
