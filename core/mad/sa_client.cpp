@@ -26,6 +26,14 @@ struct Pending {
 
 /* How long a failed subscription waits for its next try. */
 constexpr unsigned long inform_retry_ms = 2000;
+/*
+ * How long after a port event the subscription waits: an SM's sweep
+ * brings several (LID, SM, PortActive, ClientReregister) and one
+ * subscription follows the last; and the port's peer (a switch port the
+ * SM takes to Active in the same sweep) may still be Armed, dropping a
+ * GMP sent the moment this port became Active (IBA 7.2.4).
+ */
+constexpr unsigned long inform_settle_ms = 3000;
 
 struct Watchers {
 	List<sa::GidWatcher, &sa::GidWatcher::node> list;
@@ -124,7 +132,7 @@ void SaPort::handle(const verbs::Event &e)
 		sub_.port_event(usable, renew);
 	}
 	if (started_)
-		inform_work_.modify(0);
+		inform_work_.modify(inform_settle_ms);
 }
 
 void SaPort::recv(Agent &a, const Mad &m, const MadAddr &from)

@@ -259,6 +259,12 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 	auto parsed = parse(pkt->bytes());
 	if (!parsed) {
 		PortCounters::bump(in.counters.rcv_errors);
+		/* Mangled on the link (IBA 7.8.2): a local physical error too. */
+		if (pkt->sealed) {
+			auto good = check_vcrc(pkt->bytes());
+			if (good && !good.value())
+				local_phy_error(in);
+		}
 		return;
 	}
 	const Packet &p = parsed.value();
@@ -272,6 +278,8 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 		auto crc = check_crcs(pkt->bytes());
 		if (!crc || crc.value() != CrcCheck::Ok) {
 			PortCounters::bump(in.counters.rcv_errors);
+			if (crc && crc.value() == CrcCheck::BadVcrc)
+				local_phy_error(in);
 			return;
 		}
 	}

@@ -195,6 +195,8 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 		auto good = check_vcrc(pkt->bytes());
 		if (!good || !good.value()) {
 			PortCounters::bump(in.counters.rcv_errors);
+			if (good)
+				local_phy_error(in);
 			return;
 		}
 	}

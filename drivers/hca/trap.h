@@ -26,6 +26,12 @@ inline constexpr uint8_t repeats = 8;
 inline constexpr unsigned long interval_ms = 1000;
 } // namespace trap
 
+/*
+ * A packet that failed its link's VCRC check arrived at @in: a local
+ * physical error (any context but hard IRQ; not under in.node.mgmt_lock).
+ */
+void local_phy_error(Port &in);
+
 /* A fresh VL15 packet carrying @smp (unsealed: it travels in-host); atomic context. */
 Result<Own<PacketBuf>> smp_packet(const uint8_t *smp, uint16_t dlid, uint16_t slid);
 

@@ -537,9 +537,71 @@ void switch_trap_144(Test &t)
 	WEFT_EXPECT_EQ(t, n.sm.count(), size_t(0));
 }
 
+/* The next notice must be trap @number: repress it (with @key) and drain the SM's port. */
+bool repress_next(Net &n, Switch &a, uint16_t number, uint64_t key = 0)
+{
+	if (next_notice(n) != number)
+		return false;
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice, 0, key);
+	n.m.req.tid.set(n.m.resp.tid.get());
+	(void)n.m.ask(a, 2);
+	weft_msleep(1200);
+	while (n.sm.take())
+		;
+	return true;
+}
+
+/*
+ * IBA 14.2.5.6 LocalPhyErrors, 16.1.3.5 LocalLinkIntegrityErrors, 14.2.5.1
+ * trap 129: packets failing the VCRC at a switch port are local physical
+ * errors; the one past the port's threshold counts a local link integrity
+ * error and raises trap 129 (urgent) from the switch's LID, with the port
+ * number, until repressed.
+ */
+void switch_trap_129_link_integrity(Test &t)
+{
+	auto own = net(1);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0];
+	WEFT_ASSERT_OK(t, managed(n, a, 0));
+	WEFT_ASSERT_OK(t, Fabric::get().connect(n.extra[0].port_, *a.port(1)));
+	WEFT_ASSERT_TRUE(t, repress_next(n, a, notice::trap_link_state_change));
+	{
+		SpinGuardBh g(a.mgmt_lock);
+		a.port(1)->mgmt.local_phy_errors = 2;
+	}
+	n.extra[0].port_.faults().set_count(FaultKind::Corrupt, 3);
+	PacketSpec s;
+	s.dlid = sm_lid;
+	s.slid = 9;
+	s.opcode = iba::opcode(Transport::Ud, op::SendOnly);
+	s.dqp = 1;
+	/* Two errors: at the threshold, not past it. */
+	for (int i = 0; i < 2; i++)
+		WEFT_ASSERT_OK(t, Net::transmit(s, n.extra[0]));
+	weft_msleep(300);
+	WEFT_EXPECT_EQ(t, n.sm.count(), size_t(0));
+	WEFT_EXPECT_EQ(t, a.port(1)->counters.local_link_integrity.load(Order::Relaxed), uint64_t(0));
+	WEFT_EXPECT_EQ(t, a.port(1)->counters.rcv_errors.load(Order::Relaxed), uint64_t(2));
+	WEFT_ASSERT_OK(t, Net::transmit(s, n.extra[0]));
+	WEFT_ASSERT_EQ(t, next_notice(n), trap::link_integrity);
+	const Notice &no = n.m.got<Notice>();
+	WEFT_EXPECT_EQ(t, Notice::Type::get(no.generic_type), notice::type_urgent);
+	WEFT_EXPECT_EQ(t, no.issuer_lid.get(), sw_lid);
+	const uint8_t *d = no.data_details;
+	WEFT_EXPECT_EQ(t, uint16_t(d[2] << 8 | d[3]), sw_lid);
+	WEFT_EXPECT_EQ(t, d[5], uint8_t(1));
+	WEFT_EXPECT_EQ(t, a.port(1)->counters.local_link_integrity.load(Order::Relaxed), uint64_t(1));
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice);
+	n.m.req.tid.set(n.m.resp.tid.get());
+	WEFT_EXPECT_TRUE(t, n.m.ask(a, 2) == MadOutcome::Consumed);
+	n.extra[0].port_.faults().clear();
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_smi, WEFT_CASE(dr_node_info_one_switch), WEFT_CASE(dr_walks_two_switches),
 		WEFT_CASE(lid_routed_to_switch), WEFT_CASE(tables_steer_data), WEFT_CASE(rc_pkey_mismatch_dropped),
 		WEFT_CASE(trap_128_until_repressed), WEFT_CASE(switch_trap_256_until_repressed),
-		WEFT_CASE(switch_trap_144));
+		WEFT_CASE(switch_trap_144), WEFT_CASE(switch_trap_129_link_integrity));
