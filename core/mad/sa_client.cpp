@@ -102,6 +102,8 @@ void SaPort::stop()
 
 void SaPort::send_done(Agent &, SendReq &r)
 {
+	if (&r == &sub_req_)
+		return subscription_done(r);
 	container_of(&r, &Pending::req)->done.complete();
 }
 
@@ -130,6 +132,7 @@ void SaPort::handle(const verbs::Event &e)
 	{
 		SpinGuardBh g(inform_lock_);
 		sub_.port_event(usable, renew);
+		sub_epoch_++; /* a subscription in flight is for the subnet as it was */
 	}
 	if (started_)
 		inform_work_.modify(inform_settle_ms);
@@ -173,44 +176,68 @@ void SaPort::forget_path(const verbs::Gid &gid)
 			c.gen = 0;
 }
 
-/* IBA 15.2.5.12: SubnAdmSet(InformInfo) for traps 64 and 65; true if the SA took both. */
-bool SaPort::subscribe()
+/*
+ * IBA 15.2.5.12: SubnAdmSet(InformInfo) for traps 64 then 65, one at a
+ * time without waiting (a work item that slept in each port's query would
+ * hold a worker per port: hundreds at scale).  From the work item.
+ */
+void SaPort::subscribe_step()
 {
-	const uint16_t traps[] = {iba::sa_trap::gid_in_service, iba::sa_trap::gid_out_of_service};
-	for (uint16_t trap : traps) {
-		const iba::InformInfo ii = inform::subscription(trap, true);
-		Answer a;
-		if (!ask(iba::sa_method::set, iba::sa_attr::inform_info, 0, &ii, sizeof(ii), a)) {
-			log.info("%s port %u: InformInfo subscription to trap %u failed", port.device.name(), port.port,
-				 trap);
-			return false;
-		}
-		subscriptions_.fetch_add(1, Order::Relaxed);
+	static constexpr uint16_t traps[] = {iba::sa_trap::gid_in_service, iba::sa_trap::gid_out_of_service};
+	uint16_t trap;
+	{
+		SpinGuardBh g(inform_lock_);
+		if (!sub_.due() || sub_busy_)
+			return;
+		sub_busy_ = true;
+		sub_sent_epoch_ = sub_epoch_;
+		trap = traps[sub_next_];
 	}
-	return true;
+	const iba::InformInfo ii = inform::subscription(trap, true);
+	auto sent = prepare(sub_req_, iba::sa_method::set, iba::sa_attr::inform_info, 0, &ii, sizeof(ii));
+	if (sent)
+		sent = port.gsi().send(agent_, sub_req_);
+	if (!sent)
+		subscription_over(false);
+}
+
+/* The SA answered the subscription in flight, or it timed out or was cancelled. */
+void SaPort::subscription_done(SendReq &r)
+{
+	const bool ok = !r.status && !sa::status_errno(r.response.hdr().status.get());
+	if (ok)
+		subscriptions_.fetch_add(1, Order::Relaxed);
+	else
+		log.info("%s port %u: InformInfo subscription failed (errno %d, status 0x%x)", port.device.name(),
+			 port.port, r.status, r.response.hdr().status.get());
+	subscription_over(ok);
+}
+
+void SaPort::subscription_over(bool ok)
+{
+	bool again;
+	{
+		SpinGuardBh g(inform_lock_);
+		sub_busy_ = false;
+		if (sub_sent_epoch_ != sub_epoch_) {
+			sub_next_ = 0; /* the port changed meanwhile: start over */
+		} else if (!ok) {
+			sub_next_ = 0;
+			sub_.result(false);
+		} else if (++sub_next_ == 2) {
+			sub_next_ = 0;
+			sub_.result(true);
+		}
+		again = sub_.due();
+	}
+	if (again)
+		inform_work_.modify(ok ? 0 : inform_retry_ms);
 }
 
 void SaPort::inform_tick(DelayedWork &w)
 {
 	SaPort *s = container_of(&w, &SaPort::inform_work_);
-	bool due;
-	{
-		SpinGuardBh g(s->inform_lock_);
-		due = s->sub_.due();
-	}
-	if (due) {
-		const bool ok = s->subscribe();
-		bool again;
-		{
-			SpinGuardBh g(s->inform_lock_);
-			/* An event meanwhile decided anew: keep its verdict. */
-			if (s->sub_.due())
-				s->sub_.result(ok);
-			again = s->sub_.due();
-		}
-		if (again)
-			s->inform_work_.modify(inform_retry_ms);
-	}
+	s->subscribe_step();
 	for (;;) {
 		inform::GidNotice n;
 		{
@@ -243,8 +270,8 @@ sa::InformStats SaPort::inform_stats()
 	return st;
 }
 
-Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec, size_t len,
-			 Answer &out)
+Result<void> SaPort::prepare(SendReq &r, uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec,
+			     size_t len)
 {
 	verbs::PortAttr pa;
 	WEFT_TRY(port.device.query_port(port.port, pa));
@@ -253,8 +280,7 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 	/* An SA behind a port that is not ACTIVE cannot answer: no point waiting out the retries. */
 	if (!pa.sm_lid || pa.state != verbs::PortState::Active)
 		return Error(err::ENODEV);
-	auto pending = WEFT_TRY(make_own<Pending>(Gfp::Sleep));
-	SendReq &r = pending->req;
+	r.mad = Mad{};
 	iba::MadHeader &h = r.mad.hdr();
 	h.base_version.set(1);
 	h.mgmt_class.set(iba::mgmt_class::subn_adm);
@@ -268,6 +294,15 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 	r.to = MadAddr{pa.sm_lid, 1, gsi_qkey, 0, pa.sm_sl};
 	r.timeout_ms = sa_timeout_ms;
 	r.retries = sa_retries;
+	return ok();
+}
+
+Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec, size_t len,
+			 Answer &out)
+{
+	auto pending = WEFT_TRY(make_own<Pending>(Gfp::Sleep));
+	SendReq &r = pending->req;
+	WEFT_TRY(prepare(r, method, attr, comp_mask, rec, len));
 	WEFT_TRY(port.gsi().send(agent_, r));
 	pending->done.wait(); /* bounded: the service times the request out */
 	if (r.status)

@@ -62,8 +62,13 @@ public:
 private:
 	/* Subscribe when due and hand the reported events to the watchers (process context). */
 	static void inform_tick(DelayedWork &w);
-	bool subscribe();
+	void subscribe_step();
+	void subscription_done(SendReq &r);
+	void subscription_over(bool ok);
 	void forget_path(const verbs::Gid &gid);
+	/* A request to the SA at the port's SM LID (ENODEV: none, or the port is not ACTIVE). */
+	Result<void> prepare(SendReq &r, uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec,
+			     size_t len);
 
 	struct Cached {
 		verbs::Gid dgid;
@@ -87,6 +92,12 @@ private:
 	inform::Subscription sub_;		   /* under inform_lock_ */
 	inform::GidNotice events_[max_events] = {}; /* under inform_lock_ */
 	uint8_t nevents_ = 0;			   /* under inform_lock_ */
+	/* The subscription's SubnAdmSet in flight (sub_busy_), of traps[sub_next_], for sub_sent_epoch_. */
+	SendReq sub_req_;
+	bool sub_busy_ = false;	     /* under inform_lock_ */
+	uint8_t sub_next_ = 0;	     /* under inform_lock_ */
+	uint32_t sub_epoch_ = 0;      /* under inform_lock_: bumped by port events */
+	uint32_t sub_sent_epoch_ = 0; /* under inform_lock_ */
 	Atomic<uint32_t> subscriptions_{0}, gid_in_{0}, gid_out_{0}, other_{0}, lost_{0};
 	DelayedWork inform_work_; /* cancelled in stop() */
 };
