@@ -89,10 +89,12 @@ int weft_mad_client_init(void)
 {
 	ports = new (ports_storage) PortsLock(WEFT_LOCK_CLASS("weft_mad_ports"));
 	sa_groups_init();
+	sa_watchers_init();
 	client = new (client_storage) MadClient();
 	auto r = weft::verbs::register_client(*client);
 	if (!r) {
 		client->~MadClient();
+		sa_watchers_exit();
 		sa_groups_exit();
 		ports->~PortsLock();
 		return r.to_errno();
@@ -104,6 +106,7 @@ void weft_mad_client_exit(void)
 {
 	weft::verbs::unregister_client(*client);
 	client->~MadClient();
+	sa_watchers_exit();
 	sa_groups_exit();
 	ports->~PortsLock();
 }

@@ -24,7 +24,37 @@ struct Pending {
 	Completion done;
 };
 
+/* How long a failed subscription waits for its next try. */
+constexpr unsigned long inform_retry_ms = 2000;
+/*
+ * How long after a port event the subscription waits: an SM's sweep
+ * brings several (LID, SM, PortActive, ClientReregister) and one
+ * subscription follows the last; and the port's peer (a switch port the
+ * SM takes to Active in the same sweep) may still be Armed, dropping a
+ * GMP sent the moment this port became Active (IBA 7.2.4).
+ */
+constexpr unsigned long inform_settle_ms = 3000;
+
+struct Watchers {
+	List<sa::GidWatcher, &sa::GidWatcher::node> list;
+};
+/* Held while a watcher is called: unwatch_gids waits for the call to end. */
+using WatchersLock = Protected<Watchers, Mutex>;
+WatchersLock *watchers;
+alignas(WatchersLock) unsigned char watchers_storage[sizeof(WatchersLock)];
+
 } // namespace
+
+void sa_watchers_init()
+{
+	watchers = new (watchers_storage) WatchersLock(WEFT_LOCK_CLASS("weft_mad_sa_watchers"));
+}
+
+void sa_watchers_exit()
+{
+	/* Every user of weft_mad is gone, and unwatched before it went. */
+	watchers->~WatchersLock();
+}
 
 SaPort *find_sa(verbs::Device &dev, uint8_t port)
 {
@@ -32,7 +62,11 @@ SaPort *find_sa(verbs::Device &dev, uint8_t port)
 	return p ? &static_cast<PortMad *>(p)->sa() : nullptr;
 }
 
-SaPort::SaPort(MadPort &p) : port(p), cache_lock_(WEFT_LOCK_CLASS("weft_mad_sa_cache")) {}
+SaPort::SaPort(MadPort &p) :
+	port(p), cache_lock_(WEFT_LOCK_CLASS("weft_mad_sa_cache")), inform_lock_(WEFT_LOCK_CLASS("weft_mad_sa_inform")),
+	inform_work_(inform_tick, WEFT_LOCK_CLASS("weft_mad_sa_inform_work"))
+{
+}
 
 SaPort::~SaPort()
 {
@@ -42,9 +76,17 @@ SaPort::~SaPort()
 Result<void> SaPort::start()
 {
 	agent_.rmpp = true; /* GetTable answers come in segments (IBA 15.4.2) */
+	agent_.add_method(iba::sa_method::report); /* IBA 13.4.8.3: the SA's notices to subscribers */
 	WEFT_TRY(port.gsi().register_agent(agent_));
-	port.device.add_event_handler(*this);
 	started_ = true;
+	port.device.add_event_handler(*this);
+	/* Already ACTIVE under an SM (the module loaded late): subscribe now. */
+	verbs::PortAttr pa;
+	if (port.device.query_port(port.port, pa) && pa.sm_lid && pa.state == verbs::PortState::Active) {
+		SpinGuardBh g(inform_lock_);
+		sub_.port_event(true, true);
+	}
+	inform_work_.modify(0);
 	return ok();
 }
 
@@ -54,10 +96,14 @@ void SaPort::stop()
 		return;
 	port.device.remove_event_handler(*this);
 	port.gsi().unregister_agent(agent_); /* queries in flight end with ECANCELED */
+	/* Nothing queues it now (no events, no Reports); a subscription in flight was cancelled. */
+	inform_work_.cancel_sync();
 }
 
 void SaPort::send_done(Agent &, SendReq &r)
 {
+	if (&r == &sub_req_)
+		return subscription_done(r);
 	container_of(&r, &Pending::req)->done.complete();
 }
 
@@ -76,12 +122,156 @@ void SaPort::handle(const verbs::Event &e)
 		gen_.fetch_add(1, Order::Relaxed);
 		break;
 	default:
-		break;
+		return;
+	}
+	/* IBA 14.4.11: a new SM, or one asking for reregistration, has no subscription of ours. */
+	const bool renew = e.type == EventType::SmChange || e.type == EventType::ClientReregister ||
+			   e.type == EventType::PortActive;
+	verbs::PortAttr pa;
+	const bool usable = port.device.query_port(port.port, pa) && pa.sm_lid && pa.state == verbs::PortState::Active;
+	{
+		SpinGuardBh g(inform_lock_);
+		sub_.port_event(usable, renew);
+		sub_epoch_++; /* a subscription in flight is for the subnet as it was */
+	}
+	if (started_)
+		inform_work_.modify(inform_settle_ms);
+}
+
+void SaPort::recv(Agent &a, const Mad &m, const MadAddr &from)
+{
+	if (m.hdr().method.get() != iba::sa_method::report)
+		return;
+	auto n = inform::parse_report(m);
+	/* IBA 13.4.8.3: every Report is acknowledged, or the SA sends it again. */
+	if (auto r = make_own<SendReq>(Gfp::Atomic)) {
+		inform::report_response(m, r.value()->mad);
+		r.value()->to = from;
+		(void)port.gsi().send(a, *r.value());
+	}
+	if (!n) {
+		other_.fetch_add(1, Order::Relaxed);
+		return;
+	}
+	(n.value().in_service ? gid_in_ : gid_out_).fetch_add(1, Order::Relaxed);
+	if (!n.value().in_service)
+		forget_path(n.value().gid);
+	{
+		SpinGuardBh g(inform_lock_);
+		if (nevents_ == max_events) {
+			lost_.fetch_add(1, Order::Relaxed);
+			return;
+		}
+		events_[nevents_++] = n.value();
+	}
+	inform_work_.modify(0);
+}
+
+/* A GID out of service: paths to it are gone (the mad.md "stale cache" of port events only). */
+void SaPort::forget_path(const verbs::Gid &gid)
+{
+	SpinGuardBh g(cache_lock_);
+	for (Cached &c : cache_)
+		if (c.gen && c.dgid == gid)
+			c.gen = 0;
+}
+
+/*
+ * IBA 15.2.5.12: SubnAdmSet(InformInfo) for traps 64 then 65, one at a
+ * time without waiting (a work item that slept in each port's query would
+ * hold a worker per port: hundreds at scale).  From the work item.
+ */
+void SaPort::subscribe_step()
+{
+	static constexpr uint16_t traps[] = {iba::sa_trap::gid_in_service, iba::sa_trap::gid_out_of_service};
+	uint16_t trap;
+	{
+		SpinGuardBh g(inform_lock_);
+		if (!sub_.due() || sub_busy_)
+			return;
+		sub_busy_ = true;
+		sub_sent_epoch_ = sub_epoch_;
+		trap = traps[sub_next_];
+	}
+	const iba::InformInfo ii = inform::subscription(trap, true);
+	auto sent = prepare(sub_req_, iba::sa_method::set, iba::sa_attr::inform_info, 0, &ii, sizeof(ii));
+	if (sent)
+		sent = port.gsi().send(agent_, sub_req_);
+	if (!sent)
+		subscription_over(false);
+}
+
+/* The SA answered the subscription in flight, or it timed out or was cancelled. */
+void SaPort::subscription_done(SendReq &r)
+{
+	const bool ok = !r.status && !sa::status_errno(r.response.hdr().status.get());
+	if (ok)
+		subscriptions_.fetch_add(1, Order::Relaxed);
+	else
+		log.info("%s port %u: InformInfo subscription failed (errno %d, status 0x%x)", port.device.name(),
+			 port.port, r.status, r.response.hdr().status.get());
+	subscription_over(ok);
+}
+
+void SaPort::subscription_over(bool ok)
+{
+	bool again;
+	{
+		SpinGuardBh g(inform_lock_);
+		sub_busy_ = false;
+		if (sub_sent_epoch_ != sub_epoch_) {
+			sub_next_ = 0; /* the port changed meanwhile: start over */
+		} else if (!ok) {
+			sub_next_ = 0;
+			sub_.result(false);
+		} else if (++sub_next_ == 2) {
+			sub_next_ = 0;
+			sub_.result(true);
+		}
+		again = sub_.due();
+	}
+	if (again)
+		inform_work_.modify(ok ? 0 : inform_retry_ms);
+}
+
+void SaPort::inform_tick(DelayedWork &w)
+{
+	SaPort *s = container_of(&w, &SaPort::inform_work_);
+	s->subscribe_step();
+	for (;;) {
+		inform::GidNotice n;
+		{
+			SpinGuardBh g(s->inform_lock_);
+			if (!s->nevents_)
+				break;
+			n = s->events_[0];
+			for (uint8_t i = 1; i < s->nevents_; i++)
+				s->events_[i - 1] = s->events_[i];
+			s->nevents_--;
+		}
+		auto ws = watchers->lock();
+		for (sa::GidWatcher &gw : ws->list)
+			gw.gid_event(s->port.device, s->port.port, n.gid, n.in_service);
 	}
 }
 
-Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec, size_t len,
-			 Answer &out)
+sa::InformStats SaPort::inform_stats()
+{
+	sa::InformStats st{};
+	{
+		SpinGuardBh g(inform_lock_);
+		st.subscribed = sub_.state() == inform::Subscription::State::Subscribed;
+	}
+	st.subscriptions = subscriptions_.load(Order::Relaxed);
+	st.gid_in = gid_in_.load(Order::Relaxed);
+	st.gid_out = gid_out_.load(Order::Relaxed);
+	st.other = other_.load(Order::Relaxed);
+	st.lost = lost_.load(Order::Relaxed);
+	return st;
+}
+
+Result<void> SaPort::prepare(SendReq &r, uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec,
+			     size_t len)
 {
 	verbs::PortAttr pa;
 	WEFT_TRY(port.device.query_port(port.port, pa));
@@ -90,8 +280,7 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 	/* An SA behind a port that is not ACTIVE cannot answer: no point waiting out the retries. */
 	if (!pa.sm_lid || pa.state != verbs::PortState::Active)
 		return Error(err::ENODEV);
-	auto pending = WEFT_TRY(make_own<Pending>(Gfp::Sleep));
-	SendReq &r = pending->req;
+	r.mad = Mad{};
 	iba::MadHeader &h = r.mad.hdr();
 	h.base_version.set(1);
 	h.mgmt_class.set(iba::mgmt_class::subn_adm);
@@ -105,6 +294,15 @@ Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, cons
 	r.to = MadAddr{pa.sm_lid, 1, gsi_qkey, 0, pa.sm_sl};
 	r.timeout_ms = sa_timeout_ms;
 	r.retries = sa_retries;
+	return ok();
+}
+
+Result<void> SaPort::ask(uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec, size_t len,
+			 Answer &out)
+{
+	auto pending = WEFT_TRY(make_own<Pending>(Gfp::Sleep));
+	SendReq &r = pending->req;
+	WEFT_TRY(prepare(r, method, attr, comp_mask, rec, len));
 	WEFT_TRY(port.gsi().send(agent_, r));
 	pending->done.wait(); /* bounded: the service times the request out */
 	if (r.status)
@@ -165,6 +363,24 @@ Result<iba::PathRecord> resolve_path(verbs::Device &dev, uint8_t port, const ver
 	if (!s)
 		return Error(err::ENODEV);
 	return s->resolve_path(dgid, pkey);
+}
+
+void watch_gids(GidWatcher &w)
+{
+	watchers->lock()->list.push_back(w);
+}
+
+void unwatch_gids(GidWatcher &w)
+{
+	watchers->lock()->list.remove(w);
+}
+
+Result<InformStats> inform_stats(verbs::Device &dev, uint8_t port)
+{
+	SaPort *s = find_sa(dev, port);
+	if (!s)
+		return Error(err::ENODEV);
+	return s->inform_stats();
 }
 
 Result<iba::ClassPortInfo> class_port_info(verbs::Device &dev, uint8_t port)

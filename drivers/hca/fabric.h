@@ -107,6 +107,8 @@ struct PortCounters {
 	Atomic<uint64_t> vl15_dropped;
 	Atomic<uint64_t> bad_pkey, bad_qkey;
 	Atomic<uint64_t> link_downed;
+	/* Local physical errors past PortInfo.LocalPhyErrors (trap.cpp local_phy_error) */
+	Atomic<uint64_t> local_link_integrity;
 	Atomic<uint64_t> no_dest_qp; /* Weft: well-formed, but no such QP */
 	/* Weft (mlx5's name): arrived with no receive WQE: UD dropped, RC RNR NAKed */
 	Atomic<uint64_t> out_of_buffer;
@@ -234,6 +236,11 @@ public:
 	}
 	/* The traps its SMA sends beside the switch's 128 (trap.h); none for a node without. */
 	virtual class TrapSender *trap_sender() { return nullptr; }
+	/*
+	 * Send a notice from @from toward the SM (process context): out of a
+	 * CA port; a switch's port 0 has no link and routes it (switch_smi.cpp).
+	 */
+	virtual void send_notice(Port &from, Own<PacketBuf> pkt) { from.transmit(move(pkt)); }
 	virtual Port *port(uint8_t num) = 0;
 	virtual uint8_t port_count() const = 0; /* external ports */
 	virtual bool is_switch() const = 0;

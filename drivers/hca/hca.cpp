@@ -172,16 +172,8 @@ Result<void> Hca::modify_port(uint8_t num, uint32_t set_caps, uint32_t clear_cap
 	SpinGuardBh g(mgmt_lock);
 	const uint32_t was = p->mgmt.caps;
 	p->mgmt.caps = (p->mgmt.caps | set_caps) & ~clear_caps;
-	if (p->mgmt.caps != was) {
-		/* IBA 14.2.5.1 trap 144: reserved, LIDADDR, OtherLocalChanges 0, the new CapabilityMask. */
-		uint8_t d[10] = {};
-		const uint16_t lid = p->lid.load(Order::Relaxed);
-		d[2] = static_cast<uint8_t>(lid >> 8);
-		d[3] = static_cast<uint8_t>(lid);
-		for (int i = 0; i < 4; i++)
-			d[6 + i] = static_cast<uint8_t>(p->mgmt.caps >> (24 - 8 * i));
-		traps_.raise_locked(*p, iba::notice::type_info, trap::capability_mask, d, sizeof(d));
-	}
+	if (p->mgmt.caps != was)
+		traps_.capability_changed_locked(*p);
 	return ok();
 }
 
@@ -267,6 +259,12 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 	auto parsed = parse(pkt->bytes());
 	if (!parsed) {
 		PortCounters::bump(in.counters.rcv_errors);
+		/* Mangled on the link (IBA 7.8.2): a local physical error too. */
+		if (pkt->sealed) {
+			auto good = check_vcrc(pkt->bytes());
+			if (good && !good.value())
+				local_phy_error(in);
+		}
 		return;
 	}
 	const Packet &p = parsed.value();
@@ -280,6 +278,8 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 		auto crc = check_crcs(pkt->bytes());
 		if (!crc || crc.value() != CrcCheck::Ok) {
 			PortCounters::bump(in.counters.rcv_errors);
+			if (crc && crc.value() == CrcCheck::BadVcrc)
+				local_phy_error(in);
 			return;
 		}
 	}

@@ -3,11 +3,11 @@
  * The PMA (IBA Vol 1 16.1): which PerfMgt MADs it answers, the ports a
  * PortSelect names, and the counter attributes built from Port::counters.
  *
- * Honest zeros: the soft wire has no symbols, no link error recovery, no
- * credits and no local link integrity checks, so SymbolErrorCounter,
- * LinkErrorRecoveryCounter, LocalLinkIntegrityErrors,
+ * Honest zeros: the soft wire has no symbols, no link error recovery and
+ * no credits, so SymbolErrorCounter, LinkErrorRecoveryCounter,
  * ExcessiveBufferOverrunErrors and PortXmitWait stay 0 (and PortXmitWait
- * is not announced).  PortRcvRemotePhysicalErrors (EBP-marked packets)
+ * is not announced).  LocalLinkIntegrityErrors counts VCRC failures past
+ * PortInfo.LocalPhyErrors (trap.cpp local_phy_error).  PortRcvRemotePhysicalErrors (EBP-marked packets)
  * and the constraint errors (switch partition enforcement and raw
  * filtering, 16.1.3.5) have no source here; a CA's P_Key violations are
  * counted in PortInfo.P_KeyViolations (14.2.5.6).
@@ -73,6 +73,7 @@ PortRange select_ports(Node &node, const verbs::MadIn &in, uint8_t sel)
 /* The counters of @r added up (one port: just its own). */
 struct Sums : PortCounterValues {
 	uint64_t switch_relay_errors = 0; /* not among the verbs counters */
+	uint64_t local_link_integrity = 0;
 };
 
 Sums sum(Node &node, PortRange r)
@@ -82,6 +83,7 @@ Sums sum(Node &node, PortRange r)
 		const PortCounters &c = node.port(static_cast<uint8_t>(i))->counters;
 		PortCounterValues v = c.read();
 		s.switch_relay_errors += c.switch_relay_errors.load(Order::Relaxed);
+		s.local_link_integrity += c.local_link_integrity.load(Order::Relaxed);
 		s.xmit_packets += v.xmit_packets;
 		s.rcv_packets += v.rcv_packets;
 		s.xmit_words += v.xmit_words;
@@ -109,6 +111,7 @@ constexpr Clearable pc_clearable[] = {
 	{iba::pc_select::link_downed, &PortCounters::link_downed},
 	{iba::pc_select::rcv_errors, &PortCounters::rcv_errors},
 	{iba::pc_select::rcv_switch_relay_errors, &PortCounters::switch_relay_errors},
+	{iba::pc_select::local_link_integrity, &PortCounters::local_link_integrity},
 	{iba::pc_select::xmit_discards, &PortCounters::xmit_discards},
 	{iba::pc_select::vl15_dropped, &PortCounters::vl15_dropped},
 	{iba::pc_select::xmit_data, &PortCounters::xmit_words},
@@ -173,6 +176,9 @@ void fill_counters(iba::PortCounters &pc, const Sums &v)
 	pc.link_downed.set(saturate<uint8_t>(v.link_downed));
 	pc.rcv_errors.set(saturate<uint16_t>(v.rcv_errors));
 	pc.rcv_switch_relay_errors.set(saturate<uint16_t>(v.switch_relay_errors));
+	/* A 4-bit counter (IBA 16.1.3.5): it stops at 15. */
+	iba::PortCounters::LocalLinkIntegrity::set(pc.link_integrity_overrun,
+						   static_cast<uint8_t>(min(v.local_link_integrity, uint64_t(15))));
 	pc.xmit_discards.set(saturate<uint16_t>(v.xmit_discards));
 	pc.vl15_dropped.set(saturate<uint16_t>(v.vl15_dropped));
 	pc.xmit_data.set(saturate<uint32_t>(v.xmit_words));

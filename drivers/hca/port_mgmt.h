@@ -44,6 +44,8 @@ struct PortMgmt {
 	uint8_t link_speed_ext_enabled = port_caps::ext_speeds_supported;
 	uint8_t hoq_life = 0, vl_stall_count = 0;
 	uint8_t local_phy_errors = 0, overrun_errors = 0;
+	/* Local physical errors since the last one past the LocalPhyErrors threshold (trap.cpp). */
+	uint8_t phy_errors = 0;
 	uint8_t mcast_pkey_trap_suppress = 0;
 	uint8_t enforce = 0; /* PortInfo's partition enforcement and raw filter bits, as on the wire */
 

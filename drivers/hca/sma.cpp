@@ -51,7 +51,7 @@ uint32_t default_ca_caps()
 uint32_t default_switch_caps()
 {
 	namespace cap = verbs::port_cap;
-	/* IsTrapSupported: the switch sends trap 128 (switch_smi.cpp). */
+	/* IsTrapSupported: the switch sends traps 128 (switch_smi.cpp), 144 and 256 (trap.h). */
 	return cap::is_sl_mapping_supported | cap::is_system_image_guid_supported |
 	       cap::is_extended_speeds_supported | cap::is_trap_supported;
 }

@@ -43,6 +43,7 @@ Switch::~Switch()
 {
 	/* Off the fabric already, so nothing queues it again. */
 	trap_work_.cancel_sync();
+	traps_.stop();
 	for (int i = nports_; i >= 0; i--)
 		ports_[i].~Port();
 	weft_kfree(ports_);
@@ -134,6 +135,20 @@ void Switch::port_changed(Port &p, uint8_t what, verbs::PortState)
 		link_changed(p);
 }
 
+Result<void> Switch::modify_port(uint8_t num, uint32_t set_caps, uint32_t clear_caps)
+{
+	/* IBA 14.2.5.6: CapabilityMask is one of the subnet-wide fields only port 0 holds. */
+	if (num != 0)
+		return Error(err::EINVAL);
+	Port &p = ports_[0];
+	SpinGuardBh g(mgmt_lock);
+	const uint32_t was = p.mgmt.caps;
+	p.mgmt.caps = (p.mgmt.caps | set_caps) & ~clear_caps;
+	if (p.mgmt.caps != was)
+		traps_.capability_changed_locked(p);
+	return ok();
+}
+
 verbs::MadOutcome Switch::process_mad(const verbs::MadIn &in, const uint8_t *mad, uint8_t *out)
 {
 	if (in.port > nports_)
@@ -180,6 +195,8 @@ void Switch::receive(Port &in, Own<PacketBuf> pkt)
 		auto good = check_vcrc(pkt->bytes());
 		if (!good || !good.value()) {
 			PortCounters::bump(in.counters.rcv_errors);
+			if (good)
+				local_phy_error(in);
 			return;
 		}
 	}

@@ -13,6 +13,7 @@
 #include <weft/work.h>
 
 #include "fabric.h"
+#include "trap.h"
 
 namespace weft::hca {
 
@@ -43,8 +44,12 @@ public:
 	void receive(Port &in, Own<PacketBuf> pkt) override;
 	void link_changed(Port &p) override;
 	void port_changed(Port &p, uint8_t what, verbs::PortState was) override;
-	/* Trap 128 is the switch's only notice: any TrapRepress answers it. */
-	void trap_repressed_locked(Port &, uint64_t) override { mgmt.trap_pending = false; }
+	/* Trap 128 (its own state) or one of port 0's other notices (traps_). */
+	void trap_repressed_locked(Port &p, uint64_t tid) override;
+	TrapSender *trap_sender() override { return &traps_; }
+	void send_notice(Port &from, Own<PacketBuf> pkt) override;
+	/* Port 0's CapabilityMask (IBA 14.2.5.6); a change is trap 144. */
+	Result<void> modify_port(uint8_t port, uint32_t set_caps, uint32_t clear_caps) override;
 	Port *port(uint8_t num) override { return num <= nports_ ? &ports_[num] : nullptr; }
 	uint8_t port_count() const override { return nports_; }
 	bool is_switch() const override { return true; }
@@ -97,6 +102,8 @@ private:
 	Array<Atomic<uint64_t>> mft_;
 	Atomic<uint16_t> lft_top_{0};
 	DelayedWork trap_work_;
+	/* Port 0's traps but 128 (256 from the SMA, 144); stopped in ~Switch before the ports go. */
+	TrapSender traps_{*this};
 };
 
 } // namespace weft::hca

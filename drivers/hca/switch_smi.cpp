@@ -176,7 +176,7 @@ void Switch::trap_tick(DelayedWork &w)
 		sw->mgmt.trap_tries++;
 		/* IBA 13.4.6.4: repeats of one notice carry its TID; a new notice gets a new one. */
 		if (sw->mgmt.trap_tries == 1)
-			sw->mgmt.trap_tid++;
+			sw->mgmt.trap_tid = sw->traps_.new_tid_locked();
 		sm_lid = sw->ports_[0].sm_lid;
 		lid = sw->ports_[0].lid.load(Order::Relaxed);
 		m_key = sw->ports_[0].mgmt.m_key;
@@ -186,6 +186,20 @@ void Switch::trap_tick(DelayedWork &w)
 	if (sm_lid && lid)
 		sw->send_trap_128(sm_lid, lid, m_key, tid);
 	sw->trap_work_.modify(trap_interval_ms);
+}
+
+void Switch::trap_repressed_locked(Port &p, uint64_t tid)
+{
+	if (tid == mgmt.trap_tid)
+		mgmt.trap_pending = false;
+	traps_.repressed_locked(p, tid);
+}
+
+/* Port 0's notices leave like its SMP answers: through the LFT toward their DLID, the SM LID. */
+void Switch::send_notice(Port &, Own<PacketBuf> pkt)
+{
+	const uint16_t dlid = lrh_of(*pkt).dlid.get();
+	smi_route(move(pkt), dlid);
 }
 
 /* IBA 14.2.5.1, table 148: trap 128, "link state of a port of the switch at LIDADDR changed". */

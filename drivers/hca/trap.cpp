@@ -27,6 +27,33 @@ Result<Own<PacketBuf>> smp_packet(const uint8_t *smp, uint16_t dlid, uint16_t sl
 	return pkt;
 }
 
+/*
+ * IBA 14.2.5.6 LocalPhyErrors, 16.1.3.5 LocalLinkIntegrityErrors: when the
+ * local physical errors of a port exceed its LocalPhyErrors threshold, a
+ * local link integrity error is counted and the count starts over; IBA
+ * 14.2.5.1 trap 129 (urgent) tells the SM: LIDADDR and PORTNO, sent by a
+ * CA from that port, by a switch from its port 0 (the one with a LID).
+ * On the soft wire a VCRC failure is the only physical error there is.
+ */
+void local_phy_error(Port &in)
+{
+	SpinGuardBh g(in.node.mgmt_lock);
+	PortMgmt &m = in.mgmt;
+	if (m.phy_errors < 0xff)
+		m.phy_errors++;
+	if (m.phy_errors <= m.local_phy_errors)
+		return;
+	m.phy_errors = 0;
+	PortCounters::bump(in.counters.local_link_integrity);
+	Port *from = in.node.is_switch() ? in.node.port(0) : &in;
+	TrapSender *t = in.node.trap_sender();
+	if (!from || !t)
+		return;
+	const uint16_t lid = from->lid.load(Order::Relaxed);
+	const uint8_t d[6] = {0, 0, static_cast<uint8_t>(lid >> 8), static_cast<uint8_t>(lid), 0, in.num};
+	t->raise_locked(*from, iba::notice::type_urgent, trap::link_integrity, d, sizeof(d));
+}
+
 void fill_trap(iba::Smp &smp, uint32_t tid, uint64_t m_key, uint8_t type, uint32_t producer,
 	       uint16_t number, uint16_t issuer_lid, const uint8_t *details, size_t len)
 {
@@ -86,7 +113,7 @@ void TrapSender::raise_locked(Port &port, uint8_t type, uint16_t number, const u
 	free->type = type;
 	free->number = number;
 	/* IBA 13.4.6.4: repeats of one notice carry its TID; a new notice gets a new one. */
-	free->tid = ++next_tid_;
+	free->tid = new_tid_locked();
 	__builtin_memcpy(free->details, d, sizeof(d));
 	work_.modify(0);
 }
@@ -99,6 +126,17 @@ void TrapSender::repressed_locked(Port &port, uint64_t tid)
 			repressed_.fetch_add(1, Order::Relaxed);
 		}
 	}
+}
+
+void TrapSender::capability_changed_locked(Port &port)
+{
+	uint8_t d[10] = {};
+	const uint16_t lid = port.lid.load(Order::Relaxed);
+	d[2] = static_cast<uint8_t>(lid >> 8);
+	d[3] = static_cast<uint8_t>(lid);
+	for (int i = 0; i < 4; i++)
+		d[6 + i] = static_cast<uint8_t>(port.mgmt.caps >> (24 - 8 * i));
+	raise_locked(port, iba::notice::type_info, trap::capability_mask, d, sizeof(d));
 }
 
 bool TrapSender::send_due()
@@ -144,7 +182,7 @@ bool TrapSender::send_due()
 			PortCounters::bump(due[i].port->counters.xmit_discards);
 			continue;
 		}
-		due[i].port->transmit(pkt.take());
+		node_.send_notice(*due[i].port, pkt.take());
 		sent_.fetch_add(1, Order::Relaxed);
 	}
 	delete[] due;

@@ -26,6 +26,12 @@ inline constexpr uint8_t repeats = 8;
 inline constexpr unsigned long interval_ms = 1000;
 } // namespace trap
 
+/*
+ * A packet that failed its link's VCRC check arrived at @in: a local
+ * physical error (any context but hard IRQ; not under in.node.mgmt_lock).
+ */
+void local_phy_error(Port &in);
+
 /* A fresh VL15 packet carrying @smp (unsealed: it travels in-host); atomic context. */
 Result<Own<PacketBuf>> smp_packet(const uint8_t *smp, uint16_t dlid, uint16_t slid);
 
@@ -54,6 +60,19 @@ public:
 	void raise_locked(Port &port, uint8_t type, uint16_t number, const uint8_t *details, size_t len);
 	/* A TrapRepress reached the SMA through @port (under node.mgmt_lock). */
 	void repressed_locked(Port &port, uint64_t tid);
+	/*
+	 * Trap 144: @port's CapabilityMask changed (under node.mgmt_lock).
+	 * IBA 14.2.5.1 table 150: LIDADDR, OtherLocalChanges 0, the new mask.
+	 */
+	void capability_changed_locked(Port &port);
+	/*
+	 * A TID for a notice of this node (under node.mgmt_lock): the switch's
+	 * trap 128 takes its TIDs here too, so that a TrapRepress names one
+	 * notice only.
+	 */
+	uint32_t new_tid_locked() { return ++next_tid_; }
+	/* No more sends: the node is off the fabric, its ports about to go. */
+	void stop() { work_.cancel_sync(); }
 	/* Traps sent (each repeat counted), repressed, and dropped for want of a slot. */
 	uint32_t sent() const { return sent_.load(Order::Relaxed); }
 	uint32_t repressed() const { return repressed_.load(Order::Relaxed); }

@@ -13,7 +13,11 @@
 #   3. trap 257: three MADs from weft0's QP1 in partition 0x8002, which
 #      weft1 is not in, are dropped at weft1 and reported as Bad P_Key
 #      notices from weft1's LID (one, or a new one for a packet that came
-#      after the repress), none repeated.
+#      after the repress), none repeated;
+#   4. trap 256 from the switch: a PortInfo Get to weftsw0's port 0
+#      without the M_Key is refused, counted in port 0's M_KeyViolations
+#      (read back with the key) and reported as a Bad M_Key notice from the
+#      switch's LID, none repeated.
 # How long each took from the event to OpenSM's log is printed (never
 # asserted: the bound is the test's time, not the host's speed).
 set -u
@@ -30,15 +34,16 @@ wait_log() {
 	done
 	return 1
 }
-# repressed NUM T0 WHAT MAX: trap NUM from weft1 in the log (the time since
-# T0 printed); after 3 s, at most MAX notices (one per event), each TID
-# logged once: repressed, not repeated.
+# repressed NUM T0 WHAT MAX [LID]: trap NUM from LID (weft1's by default) in
+# the log (the time since T0 printed); after 3 s, at most MAX notices (one
+# per event), each TID logged once: repressed, not repeated.
 repressed() {
-	local pat="num:$1 .* from LID:$lid1 " t
+	local from=${5:-$lid1}
+	local pat="num:$1 .* from LID:$from " t
 	if wait_log "$pat" 1; then
-		echo "traps: $1 in OpenSM's log $(( $(now) - $2 )) ms after $3"
+		echo "traps: $1 from LID $from in OpenSM's log $(( $(now) - $2 )) ms after $3"
 	else
-		bad "no trap $1 from LID $lid1: $(grep -i "notice\|trap" /tmp/opensm.log | tail -3)"
+		bad "no trap $1 from LID $from: $(grep -i "notice\|trap" /tmp/opensm.log | tail -3)"
 	fi
 	sleep 3
 	t=$(tids "$pat")
@@ -135,6 +140,22 @@ os.close(fd)
 PY
 # Three packets: one notice, or a new one for a packet after the repress.
 repressed 257 "${t0:-0}" "the MADs were sent" 3
+
+# 4. Trap 256 from the switch's port 0, whose key guards the whole switch (IBA 14.2.4).
+# Its LID from the SA's NodeRecords (discovery by SMPs is refused without the key at level 2).
+swlid=$(saquery -C weft0 -P 1 NR | awk -F. '/^[[:space:]]*lid\./ {l = $NF} /node_type.*Switch/ {print l; exit}')
+[ -n "$swlid" ] && swlid=$((swlid))
+[ -n "$swlid" ] || bad "no switch LID: $(saquery -C weft0 -P 1 NR 2>&1 | head -20)"
+viol() { smpquery -C weft0 -P 1 -y 0x7472 portinfo "${swlid:-0}" 0 | sed -n 's/^MkeyViolations:\.*//p'; }
+v0=$(viol)
+t0=$(now)
+timeout 30 smpquery -C weft0 -P 1 portinfo "${swlid:-0}" 0 >/tmp/smpquery-sw.out 2>&1 &
+q=$!
+repressed 256 "$t0" "the Get was sent to the switch" 4 "${swlid:-0}"
+wait $q && bad "switch PortInfo Get without the M_Key answered at protection level 2"
+v1=$(viol)
+echo "switch port 0 M_KeyViolations: ${v0:-?} -> ${v1:-?}"
+[ -n "$v0" ] && [ -n "$v1" ] && [ "$v1" -gt "$v0" ] || bad "switch M_KeyViolations did not move: ${v0:-?} -> ${v1:-?}"
 grep "num:1[0-9][0-9] \|num:2[0-9][0-9] " /tmp/opensm.log | cut -c1-200
 weft_sm_stop
 weft_unload || fail=1

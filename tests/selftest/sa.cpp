@@ -12,6 +12,12 @@
  * (RFC 4391 §4: ff12:401b:ffff::, then its low 28 bits) on the device's
  * port 1, held until unload, as another consumer of the port (IPoIB's
  * umcast, tests/integration/ipoib_umcast.sh).  The group must exist.
+ *
+ * Or, with watch=<device>: a GID watcher (mad::sa::watch_gids) until
+ * unload, counting the GID in/out of service events of the device's port
+ * 1 in its parameters gid_in and gid_out and printing each (SA-WATCH), as
+ * a kernel consumer of the SA client's subscriptions
+ * (tests/integration/sa_inform.sh).
  */
 #include <weft/log.h>
 #include <weft/mad/sa.h>
@@ -21,6 +27,8 @@ using namespace weft;
 extern "C" int weft_selftest_sa_run(void);
 extern "C" int weft_selftest_sa_hold(const char *dev, uint32_t group);
 extern "C" void weft_selftest_sa_release(void);
+extern "C" int weft_selftest_sa_watch(const char *dev);
+extern "C" unsigned int weft_selftest_sa_gid_in, weft_selftest_sa_gid_out;
 
 namespace {
 
@@ -82,8 +90,53 @@ int weft_selftest_sa_hold(const char *dev, uint32_t group)
 	return 0;
 }
 
+unsigned int weft_selftest_sa_gid_in, weft_selftest_sa_gid_out;
+
+namespace {
+
+struct Watch final : mad::sa::GidWatcher {
+	verbs::Device *dev = nullptr; /* a reference of ours, from leak() */
+
+	void gid_event(verbs::Device &d, uint8_t port, const verbs::Gid &gid, bool in_service) override
+	{
+		if (&d != dev || port != 1)
+			return;
+		log.info("SA-WATCH %s port %u: GID %016llx:%016llx %s service", d.name(), port,
+			 static_cast<unsigned long long>(gid.subnet_prefix()),
+			 static_cast<unsigned long long>(gid.interface_id()), in_service ? "in" : "out of");
+		__atomic_fetch_add(in_service ? &weft_selftest_sa_gid_in : &weft_selftest_sa_gid_out, 1,
+				   __ATOMIC_RELAXED);
+	}
+};
+Watch *watch; /* while watching */
+
+} // namespace
+
+int weft_selftest_sa_watch(const char *dev)
+{
+	Ref<verbs::Device> d = verbs::find_device(dev);
+	if (!d)
+		return -err::ENODEV;
+	Watch *w = new (Gfp::Sleep) Watch;
+	if (!w)
+		return -err::ENOMEM;
+	w->dev = d.leak();
+	mad::sa::watch_gids(*w);
+	watch = w;
+	return 0;
+}
+
 void weft_selftest_sa_release(void)
 {
+	if (Watch *w = exchange(watch, nullptr)) {
+		mad::sa::unwatch_gids(*w);
+		if (auto st = mad::sa::inform_stats(*w->dev, 1))
+			log.info("SA-WATCH stats subscribed %d subscriptions %u gid_in %u gid_out %u other %u lost %u",
+				 st.value().subscribed, st.value().subscriptions, st.value().gid_in,
+				 st.value().gid_out, st.value().other, st.value().lost);
+		Ref<verbs::Device>::adopt(exchange(w->dev, nullptr)).reset();
+		delete w;
+	}
 	if (held)
 		mad::sa::leave(held);
 	held = nullptr;

@@ -3,7 +3,8 @@
 #include "weft/rt/kunit_api.h"
 
 extern const struct weft_test_suite weft_suite_weft_mad_smi, weft_suite_weft_mad_service,
-	weft_suite_weft_mad_gsi, weft_suite_weft_mad_rmpp, weft_suite_weft_mad_smi_port, weft_suite_weft_mad_sa;
+	weft_suite_weft_mad_gsi, weft_suite_weft_mad_rmpp, weft_suite_weft_mad_smi_port, weft_suite_weft_mad_sa,
+	weft_suite_weft_mad_sa_inform;
 
 static const struct weft_test_suite *const weft_mad_suites[] = {
 	&weft_suite_weft_mad_smi,
@@ -12,6 +13,7 @@ static const struct weft_test_suite *const weft_mad_suites[] = {
 	&weft_suite_weft_mad_rmpp,
 	&weft_suite_weft_mad_smi_port,
 	&weft_suite_weft_mad_sa,
+	&weft_suite_weft_mad_sa_inform,
 };
 
 WEFT_KUNIT_MODULE(weft_mad_suites, "Weft: KUnit suites of the MAD layer");

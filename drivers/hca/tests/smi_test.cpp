@@ -12,7 +12,9 @@
 #include <weft/verbs/test_pair.h>
 
 #include "../hca.h"
+#include "../sma.h"
 #include "../switch.h"
+#include "../trap.h"
 #include "sample_packet.h"
 #include "sink.h"
 #include "smp_fixture.h"
@@ -400,8 +402,206 @@ void trap_128_until_repressed(Test &t)
 	(void)n.m.ask(a, 2);
 }
 
+/* Switch @a's port 0 at LID sw_lid under an SM at sm_lid, cabled through port 2 and keyed with @key. */
+constexpr uint16_t sw_lid = 3;
+
+Result<void> managed(Net &n, Switch &a, uint64_t key)
+{
+	a.port(0)->lid.store(sw_lid, Order::Relaxed);
+	a.port(0)->sm_lid = sm_lid;
+	a.port(0)->mgmt.m_key = key;
+	a.port(0)->mgmt.m_key_protect = 2;
+	a.set_lft(sm_lid, 2);
+	WEFT_TRY(Fabric::get().connect(n.sm.port_, *a.port(2)));
+	/* The cable's own trap 128, repressed, so only the notices under test follow. */
+	if (!sm_got(n, 1, 2000) || !n.received())
+		return Error(err::ETIMEDOUT);
+	const uint64_t tid = n.m.resp.tid.get();
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice, 0, key);
+	n.m.req.tid.set(tid);
+	(void)n.m.ask(a, 2);
+	weft_msleep(1200);
+	while (n.sm.take())
+		;
+	return ok();
+}
+
+/* The next notice the SM's port gets, within 2.5 s; its number, or 0. */
+uint16_t next_notice(Net &n, Lrh *lrh = nullptr)
+{
+	if (!sm_got(n, 1, 2500) || !n.received(lrh))
+		return 0;
+	if (n.m.resp.method.get() != method::trap || n.m.resp.attr_id.get() != smp_attr::notice)
+		return 0;
+	return n.m.got<Notice>().trap_number.get();
+}
+
+/*
+ * IBA 14.2.4.2, 14.2.5.1 trap 256: an SMP failing the M_Key check at a
+ * switch (its port 0's key, IBA 14.2.4.1) is counted in port 0's
+ * M_KeyViolations and reported from the switch's LID, the offending SMP's
+ * method, attribute, modifier and key in the details, again every second
+ * with one TID until the SM represses it with the right key.
+ */
+void switch_trap_256_until_repressed(Test &t)
+{
+	auto own = net(1);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0];
+	constexpr uint64_t key = 0x7472, wrong = 0xbad;
+	WEFT_ASSERT_OK(t, managed(n, a, key));
+	/* A Get with the wrong key at protection level 2: no answer, a violation, a notice. */
+	WEFT_EXPECT_TRUE(t, n.m.get(a, 2, smp_attr::port_info, 0, wrong) == MadOutcome::Consumed);
+	{
+		SpinGuardBh g(a.mgmt_lock);
+		WEFT_EXPECT_EQ(t, a.port(0)->mgmt.m_key_violations, uint16_t(1));
+	}
+	Lrh lrh;
+	WEFT_ASSERT_EQ(t, next_notice(n, &lrh), trap::bad_m_key);
+	const Notice &no = n.m.got<Notice>();
+	WEFT_EXPECT_EQ(t, Notice::Type::get(no.generic_type), notice::type_security);
+	WEFT_EXPECT_EQ(t, no.producer_lo.get(), uint16_t(notice::producer_switch));
+	WEFT_EXPECT_EQ(t, no.issuer_lid.get(), sw_lid);
+	WEFT_EXPECT_EQ(t, lrh.dlid.get(), sm_lid);
+	WEFT_EXPECT_EQ(t, lrh.slid.get(), sw_lid);
+	/* IBA 14.2.4.1: a trap carries the port's M_Key. */
+	WEFT_EXPECT_EQ(t, n.m.resp.m_key.get(), key);
+	const uint8_t *d = no.data_details;
+	WEFT_EXPECT_EQ(t, uint16_t(d[2] << 8 | d[3]), sw_lid);
+	WEFT_EXPECT_EQ(t, d[6], method::get);
+	WEFT_EXPECT_EQ(t, uint16_t(d[8] << 8 | d[9]), smp_attr::port_info);
+	WEFT_EXPECT_EQ(t, d[21], uint8_t(wrong & 0xff));
+	WEFT_EXPECT_EQ(t, d[20], uint8_t(wrong >> 8));
+	const uint64_t tid = n.m.resp.tid.get();
+	/* Not repressed: again, same TID. */
+	WEFT_ASSERT_EQ(t, next_notice(n), trap::bad_m_key);
+	WEFT_EXPECT_EQ(t, n.m.resp.tid.get(), tid);
+	/* A TrapRepress with the wrong key is itself a violation, and represses nothing. */
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice, 0, wrong);
+	n.m.req.tid.set(tid);
+	WEFT_EXPECT_TRUE(t, n.m.ask(a, 2) == MadOutcome::Consumed);
+	{
+		SpinGuardBh g(a.mgmt_lock);
+		WEFT_EXPECT_EQ(t, a.port(0)->mgmt.m_key_violations, uint16_t(2));
+	}
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice, 0, key);
+	n.m.req.tid.set(tid);
+	WEFT_EXPECT_TRUE(t, n.m.ask(a, 2) == MadOutcome::Consumed);
+	/* The wrong-keyed repress raised a second 256 (its own details): repress that one too. */
+	weft_msleep(1200);
+	while (n.sm.count()) {
+		if (!n.received())
+			break;
+		if (n.m.resp.tid.get() == tid)
+			continue;
+		fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice, 0,
+				     key);
+		n.m.req.tid.set(n.m.resp.tid.get());
+		(void)n.m.ask(a, 2);
+	}
+	while (n.sm.take())
+		;
+	weft_msleep(2500);
+	WEFT_EXPECT_EQ(t, n.sm.count(), size_t(0));
+	WEFT_EXPECT_GE(t, a.trap_sender()->repressed(), uint32_t(2));
+}
+
+/*
+ * IBA 14.2.5.1 trap 144: a change of the switch's CapabilityMask (port 0
+ * holds it, IBA 14.2.5.6) is told to the SM with the new mask.
+ */
+void switch_trap_144(Test &t)
+{
+	auto own = net(1);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0];
+	WEFT_ASSERT_OK(t, managed(n, a, 0));
+	WEFT_EXPECT_ERR(t, a.modify_port(1, verbs::port_cap::is_sm, 0), err::EINVAL);
+	WEFT_ASSERT_OK(t, a.modify_port(0, verbs::port_cap::is_sm, 0));
+	WEFT_ASSERT_EQ(t, next_notice(n), trap::capability_mask);
+	const Notice &no = n.m.got<Notice>();
+	WEFT_EXPECT_EQ(t, Notice::Type::get(no.generic_type), notice::type_info);
+	const uint8_t *d = no.data_details;
+	const uint32_t caps = uint32_t(d[6]) << 24 | uint32_t(d[7]) << 16 | uint32_t(d[8]) << 8 | d[9];
+	WEFT_EXPECT_EQ(t, caps, sma::default_switch_caps() | verbs::port_cap::is_sm);
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice);
+	n.m.req.tid.set(n.m.resp.tid.get());
+	WEFT_EXPECT_TRUE(t, n.m.ask(a, 2) == MadOutcome::Consumed);
+	/* No change, no notice. */
+	WEFT_ASSERT_OK(t, a.modify_port(0, verbs::port_cap::is_sm, 0));
+	while (n.sm.take())
+		;
+	weft_msleep(1500);
+	WEFT_EXPECT_EQ(t, n.sm.count(), size_t(0));
+}
+
+/* The next notice must be trap @number: repress it (with @key) and drain the SM's port. */
+bool repress_next(Net &n, Switch &a, uint16_t number, uint64_t key = 0)
+{
+	if (next_notice(n) != number)
+		return false;
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice, 0, key);
+	n.m.req.tid.set(n.m.resp.tid.get());
+	(void)n.m.ask(a, 2);
+	weft_msleep(1200);
+	while (n.sm.take())
+		;
+	return true;
+}
+
+/*
+ * IBA 14.2.5.6 LocalPhyErrors, 16.1.3.5 LocalLinkIntegrityErrors, 14.2.5.1
+ * trap 129: packets failing the VCRC at a switch port are local physical
+ * errors; the one past the port's threshold counts a local link integrity
+ * error and raises trap 129 (urgent) from the switch's LID, with the port
+ * number, until repressed.
+ */
+void switch_trap_129_link_integrity(Test &t)
+{
+	auto own = net(1);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0];
+	WEFT_ASSERT_OK(t, managed(n, a, 0));
+	WEFT_ASSERT_OK(t, Fabric::get().connect(n.extra[0].port_, *a.port(1)));
+	WEFT_ASSERT_TRUE(t, repress_next(n, a, notice::trap_link_state_change));
+	{
+		SpinGuardBh g(a.mgmt_lock);
+		a.port(1)->mgmt.local_phy_errors = 2;
+	}
+	n.extra[0].port_.faults().set_count(FaultKind::Corrupt, 3);
+	PacketSpec s;
+	s.dlid = sm_lid;
+	s.slid = 9;
+	s.opcode = iba::opcode(Transport::Ud, op::SendOnly);
+	s.dqp = 1;
+	/* Two errors: at the threshold, not past it. */
+	for (int i = 0; i < 2; i++)
+		WEFT_ASSERT_OK(t, Net::transmit(s, n.extra[0]));
+	weft_msleep(300);
+	WEFT_EXPECT_EQ(t, n.sm.count(), size_t(0));
+	WEFT_EXPECT_EQ(t, a.port(1)->counters.local_link_integrity.load(Order::Relaxed), uint64_t(0));
+	WEFT_EXPECT_EQ(t, a.port(1)->counters.rcv_errors.load(Order::Relaxed), uint64_t(2));
+	WEFT_ASSERT_OK(t, Net::transmit(s, n.extra[0]));
+	WEFT_ASSERT_EQ(t, next_notice(n), trap::link_integrity);
+	const Notice &no = n.m.got<Notice>();
+	WEFT_EXPECT_EQ(t, Notice::Type::get(no.generic_type), notice::type_urgent);
+	WEFT_EXPECT_EQ(t, no.issuer_lid.get(), sw_lid);
+	const uint8_t *d = no.data_details;
+	WEFT_EXPECT_EQ(t, uint16_t(d[2] << 8 | d[3]), sw_lid);
+	WEFT_EXPECT_EQ(t, d[5], uint8_t(1));
+	WEFT_EXPECT_EQ(t, a.port(1)->counters.local_link_integrity.load(Order::Relaxed), uint64_t(1));
+	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice);
+	n.m.req.tid.set(n.m.resp.tid.get());
+	WEFT_EXPECT_TRUE(t, n.m.ask(a, 2) == MadOutcome::Consumed);
+	n.extra[0].port_.faults().clear();
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_smi, WEFT_CASE(dr_node_info_one_switch), WEFT_CASE(dr_walks_two_switches),
 		WEFT_CASE(lid_routed_to_switch), WEFT_CASE(tables_steer_data), WEFT_CASE(rc_pkey_mismatch_dropped),
-		WEFT_CASE(trap_128_until_repressed));
+		WEFT_CASE(trap_128_until_repressed), WEFT_CASE(switch_trap_256_until_repressed),
+		WEFT_CASE(switch_trap_144), WEFT_CASE(switch_trap_129_link_integrity));

@@ -29,9 +29,40 @@ inline constexpr uint8_t get = 0x01, set = 0x02, get_resp = 0x81, report = 0x06,
 			 get_table = 0x12, get_table_resp = 0x92, del = 0x15, del_resp = 0x95;
 }
 namespace sa_attr {
-inline constexpr uint16_t class_port_info = 0x0001, node_record = 0x0011, port_info_record = 0x0012,
+inline constexpr uint16_t class_port_info = 0x0001, notice = 0x0002, inform_info = 0x0003, node_record = 0x0011, port_info_record = 0x0012,
 			  service_record = 0x0031, path_record = 0x0035, mcmember_record = 0x0038;
 }
+
+/*
+ * IBA 13.4.8.3, 15.2.5.12 InformInfo, 36 bytes: a subscription to the
+ * notices (traps) of a GID or LID range, reported to QPN at the
+ * subscriber's LID.  A zero GID with LIDRangeBegin 0xffff means every
+ * port; 0xffff in Type or TrapNumber and 0xffffff in ProducerType, any.
+ */
+struct InformInfo {
+	uint8_t gid[16];
+	be16 lid_range_begin;
+	be16 lid_range_end;
+	be16 reserved;
+	be8 is_generic;
+	be8 subscribe;
+	be16 type;
+	be16 trap_number; /* or DeviceID */
+	be32 qpn_resp_time; /* QPN:24 Reserved:3 RespTimeValue:5 */
+	be32 producer;	    /* Reserved:8 ProducerType (or VendorID):24 */
+
+	using Qpn = BitField<be32, 8, 24>;
+	using RespTime = BitField<be32, 0, 5>;
+	using Producer = BitField<be32, 0, 24>;
+};
+static_assert(sizeof(InformInfo) == 36);
+
+/* IBA 14.2.5.1 table 155: the SA's notices that a port's GID came into or went out of service. */
+namespace sa_trap {
+inline constexpr uint16_t gid_in_service = 64, gid_out_of_service = 65;
+/* Their DataDetails: 6 reserved bytes, then the GID. */
+inline constexpr size_t gid_offset = 6;
+} // namespace sa_trap
 
 /* IBA 15.2.5.16 PathRecord, 64 bytes. */
 struct PathRecord {

@@ -18,6 +18,7 @@
 
 #include <weft/iba/pma.h> /* ClassPortInfo */
 #include <weft/iba/sa.h>
+#include <weft/list.h>
 #include <weft/verbs/verbs.h>
 
 namespace weft::mad::sa {
@@ -58,6 +59,36 @@ Result<iba::ClassPortInfo> class_port_info(verbs::Device &dev, uint8_t port);
 /* SubnAdmGetTable(ServiceRecord): up to @max records into @out; how many there were. */
 Result<size_t> get_services(verbs::Device &dev, uint8_t port, const iba::ServiceRecord &want,
 			    uint64_t comp_mask, iba::ServiceRecord *out, size_t max);
+
+/*
+ * GIDs coming into or going out of service in the subnet (IBA 14.2.5.1
+ * traps 64/65), as the SA reports them to each CA port's subscription
+ * (InformInfo, IBA 15.2.5.12), made once the port is ACTIVE under an SM
+ * and again after an SM change or a client reregistration.  A GID out of
+ * service leaves the port's path cache first.  Called in process
+ * context, one event at a time for all watchers; unwatch_gids returns when
+ * no call is in progress.
+ */
+class GidWatcher {
+public:
+	virtual void gid_event(verbs::Device &dev, uint8_t port, const verbs::Gid &gid, bool in_service) = 0;
+	ListNode node;
+
+protected:
+	~GidWatcher() = default;
+};
+void watch_gids(GidWatcher &w);
+void unwatch_gids(GidWatcher &w);
+
+/* A port's subscription and the Reports it got. */
+struct InformStats {
+	bool subscribed;
+	uint32_t subscriptions; /* SubnAdmSet(InformInfo) the SA accepted */
+	uint32_t gid_in, gid_out; /* Reports of traps 64 and 65 */
+	uint32_t other;		  /* Reports of anything else, answered and ignored */
+	uint32_t lost;		  /* events not delivered: the queue was full */
+};
+Result<InformStats> inform_stats(verbs::Device &dev, uint8_t port);
 
 } // namespace weft::mad::sa
 
