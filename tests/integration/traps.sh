@@ -123,7 +123,7 @@ done
 # A Get(ClassPortInfo) of class 0x09 to weft1's QP1 (Q_Key 0x80010000) with the
 # P_Key index of 0x8002 (IB_USER_MAD_ENABLE_PKEY, then the in-tree header).
 # It prints when it sends (ms since the epoch), the event's time.
-t0=$(python3 - "${umad:-/dev/null}" "$lid1" "${idx##*/}" <<'PY') || bad "sending in partition 0x8002 failed"
+t0=$(python3 - "${umad:-/dev/null}" "$lid1" "${idx##*/}" <<'PY'
 import fcntl, os, struct, sys, time
 dev, lid, idx = sys.argv[1], int(sys.argv[2]), int(sys.argv[3] or 0)
 fd = os.open(dev, os.O_RDWR)
@@ -138,6 +138,7 @@ for _ in range(3):
     os.write(fd, hdr + mad)
 os.close(fd)
 PY
+) || bad "sending in partition 0x8002 failed"
 # Three packets: one notice, or a new one for a packet after the repress.
 repressed 257 "${t0:-0}" "the MADs were sent" 3
 
