@@ -76,8 +76,11 @@ void deliver(Id &id, Event &e)
 		if (r)
 			id.destroying = true;
 	}
-	if (r)
+	if (r) {
 		destroy_later(id);
+		/* The owner's reference: the Id is not the owner's to destroy() any more (rdma_cm.h). */
+		id.put();
+	}
 }
 
 void destroy_later(Id &id)

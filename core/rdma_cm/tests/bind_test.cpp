@@ -192,8 +192,32 @@ void ids_all_freed(Test &t)
 	WEFT_EXPECT_EQ(t, stats().listeners, 0u);
 }
 
+/* rdma_cm.h: a handler's non-zero answer destroys the Id, owner's reference and all. */
+struct Done final : Handler {
+	int calls = 0;
+	int event(const Event &) override { return ++calls; }
+};
+
+void nonzero_answer_frees_the_id(Test &t)
+{
+	uint32_t before = stats().ids;
+	Done h;
+	Net *net = init_net();
+	auto r = create_id(net, PortSpace::Tcp, verbs::QpType::Rc, h, nullptr);
+	WEFT_ASSERT_OK(t, r);
+	WEFT_EXPECT_EQ(t, stats().ids, before + 1);
+	Event e{};
+	e.type = EventType::AddrChange;
+	deliver(*r.value(), e); /* the Id may be gone once the reaper ran: not touched after */
+	rcm->reaper.flush();
+	WEFT_EXPECT_EQ(t, h.calls, 1);
+	WEFT_EXPECT_EQ(t, stats().ids, before);
+	put_net(net);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_rdma_cm_bind, WEFT_CASE(create_checks_port_space), WEFT_CASE(same_port_conflicts),
 		WEFT_CASE(reuseaddr_shares_until_listen), WEFT_CASE(port_spaces_apart), WEFT_CASE(ephemeral_ports),
-		WEFT_CASE(bad_arguments), WEFT_CASE(mgid_mapping), WEFT_CASE(ids_all_freed));
+		WEFT_CASE(bad_arguments), WEFT_CASE(mgid_mapping), WEFT_CASE(ids_all_freed),
+		WEFT_CASE(nonzero_answer_frees_the_id));
