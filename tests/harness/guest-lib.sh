@@ -188,6 +188,15 @@ weft_wait_for() {
 	done
 	return 1
 }
+# weft_until SECONDS COMMAND: until COMMAND (evaluated) succeeds.
+weft_until() {
+	local i
+	for i in $(seq 1 $(($1 * 10))); do
+		eval "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # weft_wait_line FILE REGEX [SECONDS]: until FILE (a tool's output) has a
 # line matching REGEX; 60 s unless told, for the tools are slow to start
 # on a loaded host.

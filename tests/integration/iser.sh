@@ -21,14 +21,6 @@ bad() { echo "iser: $*"; fail=1; }
 rcm=/sys/module/weft_rdma_cm/parameters
 tr=/sys/class/iscsi_transport/iser
 iqn=iqn.2026-12.org.weft:iser-test
-until_true() { # SECONDS COMMAND: polls COMMAND until it succeeds
-	local i
-	for i in $(seq 1 $(($1 * 10))); do
-		eval "$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 weft_load weft_hca:hcas=0 || exit 1
 weft_star 2 || bad "switch, HCAs and cables"
@@ -41,7 +33,7 @@ ip addr add 10.77.0.1/24 dev "$A"
 weft_on h1 ip addr add 10.77.0.2/24 dev "$B"
 ip link set "$A" up && weft_on h1 ip link set "$B" up
 weft_carrier - "$A" 1 && weft_carrier h1 "$B" 1 || bad "no carrier"
-until_true 20 'ping -c 1 -W 1 10.77.0.2 >/dev/null' || bad "IPoIB: cannot ping h1"
+weft_until 20 'ping -c 1 -W 1 10.77.0.2 >/dev/null' || bad "IPoIB: cannot ping h1"
 modprobe -a sd_mod scsi_transport_iscsi libiscsi || bad "sd_mod, libiscsi"
 ids0=$(cat $rcm/ids)
 
@@ -69,7 +61,7 @@ out=$(timeout 60 iscsiadm -m discovery -t st -p 10.77.0.2 -I iser 2>&1) &&
 	bad "discovery succeeded with no target: $out"
 grep -qiE "connect|error" <<<"$out" || bad "discovery with no target: $out"
 dmesg | grep -E "WARNING|BUG:|weft_iser" | tail -5
-until_true 30 '[ "$(cat $rcm/ids)" = "$ids0" ]' || bad "RDMA CM ids: $(cat $rcm/ids), want $ids0"
+weft_until 30 '[ "$(cat $rcm/ids)" = "$ids0" ]' || bad "RDMA CM ids: $(cat $rcm/ids), want $ids0"
 [ "$(cat /sys/module/weft_iser/refcnt)" = 0 ] || bad "weft_iser held: $(cat /sys/module/weft_iser/refcnt)"
 
 echo "== 3"
@@ -94,7 +86,7 @@ if find "$WEFT_MODDIR" -name weft_isert.ko | grep -q .; then
 	out=$(timeout 60 iscsiadm -m node -T $iqn -p 10.77.0.2 -I iser --login 2>&1) || bad "login: $out"
 	s=$(iscsiadm -m session -P 3 2>&1)
 	grep -q "Iface Transport: iser" <<<"$s" || bad "session transport: $s"
-	until_true 30 'iscsiadm -m session -P 3 | grep -q "Attached scsi disk"' || bad "no disk: $s"
+	weft_until 30 'iscsiadm -m session -P 3 | grep -q "Attached scsi disk"' || bad "no disk: $s"
 	dev=/dev/$(iscsiadm -m session -P 3 | sed -n 's/.*Attached scsi disk \([a-z]*\).*/\1/p' | head -1)
 	[ -b "$dev" ] || bad "no block device: $dev"
 	echo "note: logged in at $(date +%s), disk $dev"
@@ -128,10 +120,10 @@ fi
 
 echo "== 4"
 iscsiadm -k 0 >/dev/null 2>&1 || kill "$iscsid_pid"
-until_true 10 '! kill -0 "$iscsid_pid" 2>/dev/null' || bad "iscsid did not stop"
+weft_until 10 '! kill -0 "$iscsid_pid" 2>/dev/null' || bad "iscsid did not stop"
 rmmod weft_iser || bad "rmmod weft_iser"
 [ -d $tr ] && bad "$tr still there"
-until_true 30 '[ "$(cat $rcm/ids)" = "$ids0" ]' || bad "RDMA CM ids: $(cat $rcm/ids), want $ids0"
+weft_until 30 '[ "$(cat $rcm/ids)" = "$ids0" ]' || bad "RDMA CM ids: $(cat $rcm/ids), want $ids0"
 ip netns del h1
 weft_sm_stop
 weft_unload || bad "unload failed"

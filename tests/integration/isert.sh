@@ -28,14 +28,6 @@ ist=/sys/module/weft_isert/parameters
 iqn=iqn.2026-12.org.weft:isert
 np=/sys/kernel/config/target/iscsi/$iqn/tpgt_1/np/10.77.0.2:3260
 param() { cat "$1/$2" 2>/dev/null; }
-until_true() { # SECONDS COMMAND: polls COMMAND until it succeeds
-	local i
-	for i in $(seq 1 $(($1 * 10))); do
-		eval "$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 tc() { nsenter --net=/run/netns/h1 targetcli >>/tmp/isert-tc.out 2>&1; }
 
 dmesg0=$(dmesg | wc -l)
@@ -90,14 +82,14 @@ sleep 0.5
 # rping waits for an answer that never comes: stopped once its message was dropped.
 weft_on h0 rping -c -a 10.77.0.2 -p 3260 -C 1 >"$tmp/rping.out" 2>&1 &
 rp=$!
-until_true 60 '[ "$(param $ist accepted)" -gt "$acc0" ]' || bad "no connection accepted: $(cat "$tmp/rping.out")"
-until_true 30 '[ "$(param $ist dropped)" -gt "$drop0" ]' || bad "rping's 16-byte message not counted as dropped"
+weft_until 60 '[ "$(param $ist accepted)" -gt "$acc0" ]' || bad "no connection accepted: $(cat "$tmp/rping.out")"
+weft_until 30 '[ "$(param $ist dropped)" -gt "$drop0" ]' || bad "rping's 16-byte message not counted as dropped"
 kill "$rp" 2>/dev/null
 wait "$rp" 2>/dev/null
 sleep 0.5
 kill "$cap"
 wait "$cap" 2>/dev/null
-until_true 60 '[ "$(param $ist conns)" = 0 ]' || bad "$(param $ist conns) connections left after rping exited"
+weft_until 60 '[ "$(param $ist conns)" = 0 ]' || bad "$(param $ist conns) connections left after rping exited"
 # The REP (IBA 12.6.8): the CM MAD (class 7, attribute 0x0013) of a UD
 # packet (LRH 8, a GRH 40 if LNH says so, BTH 12, DETH 8 bytes); RNR retry count in the
 # top 3 bits of REP byte 27, private data from byte 36 (tshark would take
@@ -129,7 +121,7 @@ echo "isert: rping checked at $(date +%s)"
 # (configfs directly: the same file targetcli writes, without its start-up time)
 echo 0 >$np/iser || bad "enable_iser false"
 [ "$(cat $np/iser 2>/dev/null)" = 0 ] || bad "portal's iser reads '$(cat $np/iser 2>&1)' after enable_iser false"
-until_true 10 '[ "$(param $rcm ids)" = "$ids0" ]' || bad "RDMA CM ids $(param $rcm ids), want $ids0"
+weft_until 10 '[ "$(param $rcm ids)" = "$ids0" ]' || bad "RDMA CM ids $(param $rcm ids), want $ids0"
 acc0=$(param $ist accepted)
 weft_on h0 timeout 30 rping -c -a 10.77.0.2 -p 3260 -C 1 >/dev/null 2>&1 && bad "rping connected to a portal without iSER"
 [ "$(param $ist accepted)" = "$acc0" ] || bad "a connection was accepted without iSER"
@@ -144,7 +136,7 @@ echo 1 2>/dev/null >$np/iser && bad "iser 1 from the root namespace worked (want
 nsenter --net=/run/netns/h1 sh -c "echo 1 >$np/iser" || bad "iser 1 again in h1"
 [ "$(param $rcm ids)" -gt "$ids0" ] || bad "no RDMA CM Id for the iSER portal again"
 timeout 120 rmdir /sys/kernel/config/weft/hcas/h1 || bad "rmdir hcas/h1 with an iSER portal failed or hung"
-until_true 30 '[ "$(param $rcm ids)" = "$ids0" ]' || bad "RDMA CM ids $(param $rcm ids) after the device went, want $ids0"
+weft_until 30 '[ "$(param $rcm ids)" = "$ids0" ]' || bad "RDMA CM ids $(param $rcm ids) after the device went, want $ids0"
 echo 0 >$np/iser || bad "iser 0 after the device went"
 rmmod weft_isert || bad "rmmod weft_isert after the device went"
 dmesg | tail -n +"$((dmesg0 + 1))" | grep -E "WARNING:|BUG:|Oops" && bad "kernel warnings"

@@ -33,14 +33,6 @@ ko() { find "$WEFT_MODDIR" -name "$1.ko" | head -1; }
 server() { weft_on h1 insmod "$(ko weft_selftest_rcm_server)" "$@"; }
 client() { weft_on h0 insmod "$(ko weft_selftest_rcm_client)" "$@"; }
 param() { cat "$1/$2" 2>/dev/null; }
-until_true() { # SECONDS COMMAND: polls COMMAND until it succeeds
-	local i
-	for i in $(seq 1 $(($1 * 10))); do
-		eval "$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 weft_load weft_hca:hcas=0 || exit 1
 weft_star 2 || bad "switch, HCAs and cables"
@@ -131,7 +123,7 @@ sleep 1
 for round in 1 2; do
 	weft_on h1 ip addr del 10.77.0.2/24 dev "$B"
 	weft_on h1 ip addr add 10.77.0.2/24 dev "$B"
-	until_true 30 '[ "$(param $srv addr_changes)" -ge $((8 * round)) ]' ||
+	weft_until 30 '[ "$(param $srv addr_changes)" -ge $((8 * round)) ]' ||
 		bad "round $round: $(param $srv addr_changes) ADDR_CHANGE events, want 8 per round"
 done
 disc0=$(param $srv disconnected)
@@ -140,9 +132,9 @@ sleep 1.5
 echo 1 >$cfs/cables/c1/up
 weft_wait_active weft1 || bad "weft1 not ACTIVE after the cut"
 rmmod weft_selftest_rcm_client || bad "client unload"
-until_true 30 '[ "$(param $srv disconnected)" -ge $((disc0 + 8)) ]' ||
+weft_until 30 '[ "$(param $srv disconnected)" -ge $((disc0 + 8)) ]' ||
 	bad "server saw $(( $(param $srv disconnected) - disc0 )) of 8 disconnects"
-until_true 30 '[ "$(param $srv active)" = 0 ]' || bad "server still holds $(param $srv active) connections"
+weft_until 30 '[ "$(param $srv active)" = 0 ]' || bad "server still holds $(param $srv active) connections"
 rmmod weft_selftest_rcm_server
 
 # 5: no SM: a route to a GID the SA was never asked about (this host's own).
@@ -154,7 +146,7 @@ else
 fi
 
 # 6: nothing left.
-until_true 30 '[ "$(param $rcm ids)" = "$ids0" ]' || bad "RDMA CM ids: $(param $rcm ids), want $ids0"
+weft_until 30 '[ "$(param $rcm ids)" = "$ids0" ]' || bad "RDMA CM ids: $(param $rcm ids), want $ids0"
 [ "$(param $rcm listeners)" = 0 ] || bad "IB CM listeners left: $(param $rcm listeners)"
 dmesg | grep RCM-RESULT
 ip netns del h0

@@ -235,18 +235,10 @@ void Conn::bind(iscsit_conn *lio, weft_isert_addr &peer, weft_isert_addr &local)
 /* RFC 7143 10.12 / RFC 7145 7.3.9: the first login request of the connection. */
 int Conn::login_first(uint8_t *bhs, uint8_t *data, uint32_t max, uint32_t &len)
 {
-	auto r = wq_.wait(
-		[this] {
-			SpinGuardBh g(lock_);
-			return login_ready_ || disconnected_;
-		},
-		Timeout::forever(), true);
-	if (!r)
-		return -err::EINTR;
+	if (int e = login_wait())
+		return e;
+	/* The login buffer is not posted again before the response: it stays as received. */
 	SpinGuardBh g(lock_);
-	if (!login_ready_)
-		return -err::ENOTCONN;
-	login_ready_--;
 	const uint8_t *p = login_rx_.data() + sizeof(Header);
 	__builtin_memcpy(bhs, p, sizeof(Bhs));
 	len = min(login_len_, max);

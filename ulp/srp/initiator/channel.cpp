@@ -432,7 +432,6 @@ int Channel::queue(void *scmnd, const weft_srp_cmd_info &ci)
 			c->buf_fmt = ci.dir == WEFT_SRP_DIR_TO_DEVICE ? uint8_t(desc::direct << 4) : desc::direct;
 		} else if (key.error().code() == err::EINVAL) {
 			/* Not a page list (the host's virt boundary should make that impossible). */
-			t_.unregistrable.fetch_add(1, Order::Relaxed);
 			WEFT_LOG_RATELIMITED(log, Level::Warn, "%s: a command's data is not a page list: failed",
 					     t_.port.dev.name());
 			{

@@ -157,7 +157,6 @@ public:
 	bool doomed = false; /* under the Port's mutex: removal queued */
 	uint32_t can_queue = 0, sg_entries = 0, ch_count = 0, max_sect = 0;
 	Atomic<int> zero_req_lim{0};
-	Atomic<uint64_t> unregistrable{0}; /* commands failed: data not a page list */
 
 	/* Removal began: a command for a channel that is down fails instead of waiting. */
 	Atomic<bool> removing{false};

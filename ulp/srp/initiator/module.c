@@ -12,7 +12,7 @@
 
 static unsigned int weft_srp_cmd_sg_entries = 128;
 module_param_named(cmd_sg_entries, weft_srp_cmd_sg_entries, uint, 0444);
-MODULE_PARM_DESC(cmd_sg_entries, "Default data descriptors per SRP_CMD, 1..255, also the SCSI host's sg_tablesize (default 128; in-tree's is 12, with memory registration merging segments)");
+MODULE_PARM_DESC(cmd_sg_entries, "Default scatterlist entries per command (the SCSI host's sg_tablesize), 1..255; each command's data is one fast registration and one descriptor (default 128)");
 
 static unsigned int weft_srp_queue_size = 64;
 module_param_named(queue_size, weft_srp_queue_size, uint, 0444);
