@@ -5,14 +5,16 @@
 #     kernel (W=1, objtool and modpost warnings fail the build), runs
 #     sparse over the C shims and the build's self-tests (static
 #     constructors are rejected, warnings are caught);
-#  2. starts one stock-kernel test host in the background: all integration
-#     tests, then the harness self-test that a WARN fails a run;
+#  2. starts a stock-kernel test host in the background: the integration
+#     tests but the long ones named in $stock_late, then the harness
+#     self-test that a WARN fails a run;
 #  3. meanwhile builds (or reuses) the debug kernel and the modules for it,
 #     runs the host fuzzers and the splat scanner's self-test;
 #  4. one debug-kernel test host: all KUnit suites + load/unload + kmemleak
 #     (a failing KUnit case must fail the run), then a second one with the
 #     heavy integration tests under KASAN, lockdep and kmemleak;
-#  5. waits for the stock host and collects its results;
+#  5. a second stock-kernel test host with the long integration tests,
+#     then waits for the first and collects its results;
 #  6. the manifest (tests/manifest.txt, tests/harness/manifest.sh): every
 #     test it names reported, and nothing ran that it does not name.
 # Prints one PASS/FAIL/SKIP line per test (a KUnit case, an integration
@@ -101,17 +103,29 @@ if [ "$stock_ok" = 1 ]; then
 		"$(make --no-print-directory -s print-cxx)"
 fi
 
-# The stock-kernel stage needs only the stock modules: its guest runs in the
-# background from here on, beside the debug kernel's build and its guests,
-# so that its waits (subnet sweeps, timeouts, traffic of fixed length)
-# overlap with their work.  Its results are collected at the end.
+# The stock-kernel stage needs only the stock modules.  Its tests are split
+# over two guests: the first runs in the background from here on, beside the
+# debug kernel's build and its guests, so that its waits (subnet sweeps,
+# timeouts, traffic of fixed length) overlap with their work; the second
+# (the long tests named in $stock_late, which no other stage touches) starts
+# when the debug kernel's guests are done, so that two guests run until the
+# end instead of one.  Every other test, a new one too, is in the first.
+stock_late="ipoib ipoib_cm ipoib_pkey remove_live"
+stock_early=
+for t in tests/integration/*.sh; do
+	n=$(basename "$t" .sh)
+	case " run-in-guest $stock_late " in *" $n "*) continue ;; esac
+	stock_early="$stock_early $n"
+done
 stock_pid=
 if [ "$stock_ok" = 1 ]; then
 	section "stock kernel test host: integration tests (started in the background)"
 	rm -f build/logs/stock-stage.rc build/logs/selftest-warn.rc
 	(
+		# shellcheck disable=SC2086 # test names are words
 		tests/harness/vm-run.sh --kernel stock --script tests/integration/run-in-guest.sh \
-			--log build/logs/integration-stock.log --timeout 5400 >build/logs/stock-stage.out 2>&1
+			--log build/logs/integration-stock.log --timeout 5400 -- integration $stock_early \
+			>build/logs/stock-stage.out 2>&1
 		echo $? >build/logs/stock-stage.rc
 		# Harness self-test: a WARN on the console must fail a run.
 		tests/harness/vm-run.sh --kernel stock --script tests/harness/selftest-warn.sh \
@@ -201,6 +215,18 @@ if [ "$debug_ok" = 1 ]; then
 fi
 
 if [ -n "$stock_pid" ]; then
+	section "stock kernel test host: the long integration tests, beside the first guest"
+	log=build/logs/integration-stock-late.log
+	# shellcheck disable=SC2086 # test names are words
+	if tests/harness/vm-run.sh --kernel stock --script tests/integration/run-in-guest.sh \
+		--log "$log" --timeout 5400 -- integration $stock_late; then
+		record PASS stock/integration-host-late "no splat"
+	else
+		record FAIL stock/integration-host-late "see $log"
+	fi
+	stage_times "$log"
+	guest_results "$log" integration $(printf 'tests/integration/%s.sh ' $stock_late)
+
 	section "stock kernel test host: integration tests (waiting for the background guest)"
 	wait "$stock_pid"
 	cat build/logs/stock-stage.out
@@ -211,7 +237,7 @@ if [ -n "$stock_pid" ]; then
 		record FAIL stock/integration-host "see $log"
 	fi
 	stage_times "$log"
-	guest_results "$log" integration tests/integration/*.sh
+	guest_results "$log" integration $(printf 'tests/integration/%s.sh ' $stock_early)
 
 	section "harness self-test: a WARN fails the run"
 	log=build/logs/selftest-warn-stock.log

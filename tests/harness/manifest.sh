@@ -48,7 +48,7 @@ generate() {
 	# Host fuzz targets (tests/fuzz), one result each.
 	for t in $(make --no-print-directory -s -C tests/fuzz print-targets); do echo "fuzz/$t"; done
 	# The test hosts themselves: each boots, runs its job and shows no splat.
-	printf '%s\n' debug/kunit-host debug/integration-host stock/integration-host
+	printf '%s\n' debug/kunit-host debug/integration-host stock/integration-host stock/integration-host-late
 }
 
 check() { # MANIFEST RESULTS
