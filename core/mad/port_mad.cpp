@@ -61,7 +61,11 @@ void PortMad::stop()
 bool PortMad::firmware(const Mad &m, const MadAddr &from, Mad &reply, bool &answer)
 {
 	answer = false;
-	if (!is_request(m))
+	/*
+	 * IBA 13.4.2: BaseVersion 1 is the only one; the MAD service drops
+	 * and counts another (the firmware agents would only consume it).
+	 */
+	if (!is_request(m) || m.hdr().base_version.get() != 1)
 		return false;
 	verbs::MadIn in;
 	in.port = port;
@@ -135,7 +139,7 @@ void PortMad::Smi::to_sma(const Mad &m, const MadAddr &from)
 	if (m.hdr().attr_id.get() != iba::smp_attr::sm_info && port.firmware(m, from, reply, answer)) {
 		/* A full send queue loses the answer (the requester retries): count it. */
 		if (answer && !out(reply, from))
-			port.replies_dropped_.fetch_add(1, Order::Relaxed);
+			port.device.count_mad_reply_dropped(port.port);
 		return;
 	}
 	(void)loop.post(m, from);
@@ -181,7 +185,7 @@ void PortMad::Gsi::arrived(const Mad &m, const MadAddr &from)
 	bool answer = false;
 	if (port.firmware(m, from, reply, answer)) {
 		if (answer && !qp.send(reply, from))
-			port.replies_dropped_.fetch_add(1, Order::Relaxed);
+			port.device.count_mad_reply_dropped(port.port);
 		return;
 	}
 	service.receive(m, from);

@@ -44,8 +44,11 @@ public:
 
 	/* Counted drops: directed-route discards, sends that could not go out. */
 	uint64_t smi_dropped() const { return smi_.dropped.load(Order::Relaxed); }
-	/* Answers of the device's SMA/PMA that could not be sent (a full QP0/QP1 send queue). */
-	uint64_t replies_dropped() const { return replies_dropped_.load(Order::Relaxed); }
+	/*
+	 * Answers of the device's SMA/PMA that could not be sent (a full
+	 * QP0/QP1 send queue): kept by the device, for its hw_counters/.
+	 */
+	uint64_t replies_dropped() const { return device.mad_replies_dropped(port); }
 
 private:
 	/* QP0: the SMI. */
@@ -77,7 +80,6 @@ private:
 	/* Offer a request to the device's own agents; true if they took it. */
 	bool firmware(const Mad &m, const MadAddr &from, Mad &reply, bool &answer);
 
-	Atomic<uint64_t> replies_dropped_{0};
 	Smi smi_;
 	Gsi gsi_;
 	SaPort sa_{*this};

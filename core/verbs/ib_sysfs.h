@@ -56,6 +56,7 @@ struct weft_ib_sysfs_counters {
 	uint64_t unicast_xmit_packets, unicast_rcv_packets;
 	uint64_t multicast_xmit_packets, multicast_rcv_packets;
 	uint64_t out_of_buffer; /* hw_counters/: not a PMA counter */
+	uint64_t mad_replies_dropped; /* hw_counters/: answers of the SMA/PMA lost to a full send queue */
 };
 
 /*

@@ -111,6 +111,9 @@ Result<void> register_device(Device &dev)
 {
 	auto r = reg().lock();
 	WEFT_TRY(Registry::name(*r, dev));
+	if (!dev.mad_replies_dropped_.size())
+		dev.mad_replies_dropped_ =
+			WEFT_TRY(Array<Atomic<uint64_t>>::make(Gfp::Sleep, size_t(dev.num_ports()) + 1));
 	if (dev.sysfs_visible_)
 		Registry::sysfs(dev) = WEFT_TRY(sysfs_add(dev));
 	dev.get(); /* the registry's reference */

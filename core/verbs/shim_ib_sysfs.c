@@ -492,9 +492,12 @@ static const struct attribute_group weft_ib_counter_group = {
  * cache time of rdma_hw_stats; these are read live, so there is none).
  */
 WEFT_IB_COUNTER("out_of_buffer", out_of_buffer, 64);
+/* Weft's own: answers of the device's SMA/PMA that a full QP0/QP1 send queue lost. */
+WEFT_IB_COUNTER("mad_replies_dropped", mad_replies_dropped, 64);
 
 static struct attribute *weft_ib_hw_counter_attrs[] = {
 	&weft_ib_counter_out_of_buffer.attr,
+	&weft_ib_counter_mad_replies_dropped.attr,
 	NULL
 };
 

@@ -75,6 +75,7 @@ int query_counters(void *ctx, uint32_t port, struct weft_ib_sysfs_counters *out)
 	out->multicast_xmit_packets = v.multicast_xmit;
 	out->multicast_rcv_packets = v.multicast_rcv;
 	out->out_of_buffer = v.out_of_buffer;
+	out->mad_replies_dropped = dev_of(ctx).mad_replies_dropped(static_cast<uint8_t>(port));
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "capture.h"
 #include "control.h"
+#include "control_parse.h"
 #include "hca.h"
 #include "switch.h"
 
@@ -25,7 +26,6 @@ alignas(Mutex) unsigned char ctl_lock_storage[sizeof(Mutex)];
 
 constexpr uint8_t default_hca_ports = 1;
 constexpr uint8_t default_switch_ports = 8;
-constexpr uint8_t max_switch_ports = 63;
 
 /* An entry of hcas/ or switches/: a node once enabled. */
 struct NodeItem {
@@ -42,70 +42,13 @@ struct CableItem {
 	/* Keeps the nodes' memory (and so the ports) alive while named here. */
 	Ref<verbs::Device> dev[2];
 	Port *end[2] = {};
-	char spec[2][24] = {};
+	char spec[2][ctl::end_name_max + 4] = {}; /* "<name>:<port>" whole */
 
 	bool up() const { return end[0] && end[1] && end[0]->peer() == end[1]; }
 };
 
-/* Input text, as user space writes it: a trailing newline is not part of a value. */
-struct Text {
-	const char *p;
-	size_t n;
-
-	Text(const char *buf, size_t len) : p(buf), n(len)
-	{
-		if (n && p[n - 1] == '\n')
-			n--;
-	}
-	bool empty() const { return n == 0; }
-	bool eq(const char *s) const { return __builtin_strlen(s) == n && !__builtin_memcmp(p, s, n); }
-	/* The next space-separated token, or an empty one at the end. */
-	Text token()
-	{
-		while (n && (*p == ' ' || *p == '\t')) {
-			p++;
-			n--;
-		}
-		Text t(p, 0);
-		while (n && *p != ' ' && *p != '\t') {
-			p++;
-			n--;
-			t.n++;
-		}
-		return t;
-	}
-	/* Split at the last @c: this keeps the part before, returns the part after. */
-	bool split_last(char c, Text &after)
-	{
-		for (size_t i = n; i-- > 0;) {
-			if (p[i] == c) {
-				after = Text(p + i + 1, n - i - 1, true);
-				n = i;
-				return true;
-			}
-		}
-		return false;
-	}
-
-private:
-	Text(const char *buf, size_t len, bool) : p(buf), n(len) {}
-};
-
-/* A decimal number in [0, max], nothing else. */
-Result<uint32_t> parse_u32(Text t, uint32_t max)
-{
-	if (t.empty() || t.n > 10)
-		return Error(err::EINVAL);
-	uint64_t v = 0;
-	for (size_t i = 0; i < t.n; i++) {
-		if (t.p[i] < '0' || t.p[i] > '9')
-			return Error(err::EINVAL);
-		v = v * 10 + static_cast<uint64_t>(t.p[i] - '0');
-	}
-	if (v > max)
-		return Error(err::EINVAL);
-	return static_cast<uint32_t>(v);
-}
+using ctl::parse_u32;
+using ctl::Text;
 
 /* Output into a configfs page: appends, never overflows, always terminated. */
 struct Out {
@@ -186,12 +129,10 @@ Result<void> node_store(NodeItem &it, weft_ctl_attr attr, Text in)
 {
 	switch (attr) {
 	case WEFT_CTL_PORTS: {
-		uint32_t n = WEFT_TRY(parse_u32(in, it.is_switch ? max_switch_ports : Hca::max_ports));
-		if (n == 0)
-			return Error(err::EINVAL);
+		const uint8_t n = WEFT_TRY(ctl::parse_ports(in, it.is_switch, Hca::max_ports));
 		if (it.dev)
 			return Error(err::EBUSY);
-		it.ports = static_cast<uint8_t>(n);
+		it.ports = n;
 		return ok();
 	}
 	case WEFT_CTL_ENABLE: {
@@ -215,14 +156,9 @@ Result<void> set_end(CableItem &c, int i, Text in)
 {
 	if (c.up())
 		return Error(err::EBUSY);
-	Text num(nullptr, 0);
-	Text name = in;
-	if (!name.split_last(':', num) || name.empty() || name.n >= sizeof(c.spec[i]))
-		return Error(err::EINVAL);
-	uint32_t port = WEFT_TRY(parse_u32(num, max_switch_ports));
-	char buf[sizeof(c.spec[i])];
-	__builtin_memcpy(buf, name.p, name.n);
-	buf[name.n] = '\0';
+	const ctl::End e = WEFT_TRY(ctl::parse_end(in));
+	const uint8_t port = e.port;
+	const char *buf = e.name;
 
 	Ref<verbs::Device> dev;
 	Port *p = nullptr;
@@ -263,64 +199,23 @@ Result<void> set_up(CableItem &c, Text in)
 	return Fabric::get().connect(*c.end[0], *c.end[1]);
 }
 
-/*
- * A fault knob: "ppm=N count=N ms=N dir=ab|ba|both", any subset in any
- * order; what is not given stays.  ab is a->b (what port a transmits).
- */
+/* A fault knob (ctl::parse_fault): validated whole before anything changes. */
 Result<void> set_fault(CableItem &c, FaultKind k, Text in)
 {
 	if (!c.end[0] || !c.end[1])
 		return Error(err::EINVAL);
-	bool has_ppm = false, has_count = false, has_ms = false;
-	uint32_t ppm = 0, count = 0, ms = 0;
-	bool dir[2] = {true, true};
-	bool any = false;
-	for (Text t = in.token(); !t.empty(); t = in.token()) {
-		Text val(nullptr, 0);
-		Text key = t;
-		if (!key.split_last('=', val))
-			return Error(err::EINVAL);
-		if (key.eq("ppm")) {
-			ppm = WEFT_TRY(parse_u32(val, ppm_all));
-			has_ppm = true;
-		} else if (key.eq("count")) {
-			count = WEFT_TRY(parse_u32(val, UINT32_MAX));
-			has_count = true;
-		} else if (key.eq("ms") && (k == FaultKind::Delay || k == FaultKind::Reorder)) {
-			ms = WEFT_TRY(parse_u32(val, max_hold_ms));
-			if (ms == 0)
-				return Error(err::EINVAL);
-			has_ms = true;
-		} else if (key.eq("dir")) {
-			if (val.eq("ab")) {
-				dir[0] = true;
-				dir[1] = false;
-			} else if (val.eq("ba")) {
-				dir[0] = false;
-				dir[1] = true;
-			} else if (val.eq("both")) {
-				dir[0] = dir[1] = true;
-			} else {
-				return Error(err::EINVAL);
-			}
-		} else {
-			return Error(err::EINVAL);
-		}
-		any = true;
-	}
-	if (!any)
-		return Error(err::EINVAL);
+	const ctl::FaultSpec f = WEFT_TRY(ctl::parse_fault(in, k == FaultKind::Delay || k == FaultKind::Reorder));
 	/* Everything validated: apply to each chosen direction. */
 	for (int i = 0; i < 2; i++) {
-		if (!dir[i])
+		if (!f.dir[i])
 			continue;
-		Faults &f = c.end[i]->faults();
-		if (has_ms)
-			WEFT_TRY(f.set_hold_ms(k, ms));
-		if (has_ppm)
-			WEFT_TRY(f.set_probability(k, ppm));
-		if (has_count)
-			f.set_count(k, count);
+		Faults &knobs = c.end[i]->faults();
+		if (f.has_ms)
+			WEFT_TRY(knobs.set_hold_ms(k, f.ms));
+		if (f.has_ppm)
+			WEFT_TRY(knobs.set_probability(k, f.ppm));
+		if (f.has_count)
+			knobs.set_count(k, f.count);
 	}
 	return ok();
 }

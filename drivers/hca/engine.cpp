@@ -452,6 +452,20 @@ Result<void> SoftQp::transmit(PacketSpec &s)
 	return ok();
 }
 
+namespace {
+
+bool transport_matches(QpType type, uint8_t opcode)
+{
+	const auto t = static_cast<iba::Transport>(opcode & 0xe0);
+	switch (type) {
+	case QpType::Rc: return t == iba::Transport::Rc;
+	case QpType::Uc: return t == iba::Transport::Uc;
+	default: return t == iba::Transport::Ud; /* UD, and QP0/QP1 (IBA 13.5.1: UD) */
+	}
+}
+
+} // namespace
+
 void SoftQp::engine()
 {
 	for (;;) {
@@ -471,6 +485,12 @@ void SoftQp::engine()
 		if (!parsed)
 			continue;
 		Packet &p = parsed.value();
+		/* IBA 9.2.1: the opcode's top bits name its transport; another QP type's is not for us. */
+		if (!transport_matches(type, p.bth->opcode.get())) {
+			if (Port *in = hca.port(eport()))
+				PortCounters::bump(in->counters.no_dest_qp, pkt->burst);
+			continue;
+		}
 		if (pkt->by_ref()) {
 			p.data = pkt->ref;
 			p.payload = ConstBytes(); /* not there: readers use p.data */

@@ -109,7 +109,7 @@ struct PortCounters {
 	Atomic<uint64_t> link_downed;
 	/* Local physical errors past PortInfo.LocalPhyErrors (trap.cpp local_phy_error) */
 	Atomic<uint64_t> local_link_integrity;
-	Atomic<uint64_t> no_dest_qp; /* Weft: well-formed, but no such QP */
+	Atomic<uint64_t> no_dest_qp; /* Weft: well-formed, but no such QP (or not of its transport) */
 	/* Weft (mlx5's name): arrived with no receive WQE: UD dropped, RC RNR NAKed */
 	Atomic<uint64_t> out_of_buffer;
 	Atomic<uint64_t> unicast_xmit, unicast_rcv, multicast_xmit, multicast_rcv;

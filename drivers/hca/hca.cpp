@@ -269,6 +269,11 @@ void Hca::receive(Port &in, Own<PacketBuf> pkt)
 	}
 	const Packet &p = parsed.value();
 	bool vl15 = iba::Lrh::Vl::get(p.lrh->vl_lver) == 15;
+	/* IBA 7.6.5: VL15 carries SMPs, which are QP0's alone, and QP0 takes nothing else. */
+	if (vl15 != (iba::Bth::DestQp::get(p.bth->dqp) == 0)) {
+		PortCounters::bump(in.counters.rcv_errors);
+		return;
+	}
 	if (!vl15 && in.state.load(Order::Relaxed) != verbs::PortState::Active) {
 		PortCounters::bump(in.counters.rcv_errors);
 		return;

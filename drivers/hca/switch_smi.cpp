@@ -133,8 +133,16 @@ void Switch::smi_answer(Port &in, const iba::Lrh &lrh, const uint8_t *req)
 	mi.slid = lrh.slid.get();
 	mi.sl = iba::Lrh::Sl::get(lrh.sl_lnh);
 	const auto &r = *reinterpret_cast<const iba::Smp *>(req);
-	if (sma::process(*this, mi, r, smp_of(*resp.value())) != verbs::MadOutcome::Reply)
+	const verbs::MadOutcome o = sma::process(*this, mi, r, smp_of(*resp.value()));
+	if (o != verbs::MadOutcome::Reply) {
+		/*
+		 * Port 0 has no SM to take what the SMA leaves (a response, a
+		 * trap), and IBA 13.4.2 knows no BaseVersion but 1: counted drops.
+		 */
+		if (o == verbs::MadOutcome::NotMine || r.base_version.get() != 1)
+			PortCounters::bump(ports_[0].counters.vl15_dropped);
 		return;
+	}
 	if (r.mgmt_class.get() == iba::mgmt_class::subn_directed_route)
 		return smi_dr(in, resp.take(), 0);
 	smi_route(resp.take(), lrh.slid.get());

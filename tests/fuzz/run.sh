@@ -17,7 +17,9 @@ for t in "$@"; do
 	work=$out/work/$t log=$out/logs/$t.log
 	rm -rf "$work"
 	mkdir -p "$work" "$here/corpus/$t"
-	if ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	# alloc_dealloc_mismatch=0: in the kernel new/delete and kmalloc/kmem_cache_alloc/kfree are
+	# one allocator (a PacketBuf from the packet cache is freed by delete), on the host they are not.
+	if ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:alloc_dealloc_mismatch=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$out/bin/$t" -runs="$runs" -seed=1 -max_len=8192 -malloc_limit_mb=512 -rss_limit_mb=2048 \
 		-timeout=60 -print_final_stats=1 -artifact_prefix="$out/crashes/$t-" \
 		"$work" "$here/corpus/$t" >"$log" 2>&1; then

@@ -17,6 +17,8 @@
 #include "../../core/mad/rmpp.h"
 #include "../../drivers/hca/packet.h"
 #include "../../drivers/hca/tests/sample_packet.h"
+#include "../../ulp/ipoib/addr.h"
+#include "../../ulp/ipoib/cm_proto.h"
 #include "../../ulp/iser/initiator/pdu.h"
 #include "../../ulp/srp/srp_wire.h"
 #include "../../userspace/umad/abi.h"
@@ -266,7 +268,7 @@ void mad_seeds()
  * LID routed and zero-hop directed, on either port; the PMA's attributes;
  * Sets of what a Get returns are left to the fuzzer's mutations.
  */
-void sma_seeds()
+void sma_seeds(const char *target)
 {
 	static const uint16_t attrs[] = {
 		iba::smp_attr::node_description, iba::smp_attr::node_info, iba::smp_attr::switch_info,
@@ -289,7 +291,7 @@ void sma_seeds()
 			}
 			mad_record(o, a & 1 ? 0x40 : 0, m);
 		}
-		put("sma", dr ? "smp-get-all-dr" : "smp-get-all", o.buf, o.n);
+		put(target, dr ? "smp-get-all-dr" : "smp-get-all", o.buf, o.n);
 	}
 	/* M_Key set on PortInfo, then a Get with the wrong key after the lease ran out. */
 	{
@@ -308,7 +310,7 @@ void sma_seeds()
 		smp.attr_mod.set(1);
 		smp.m_key.set(7);
 		mad_record(o, 0x80 | 10, m);
-		put("sma", "m-key", o.buf, o.n);
+		put(target, "m-key", o.buf, o.n);
 	}
 	/* PMA: ClassPortInfo, PortCounters(Extended) of each port and of all, a clearing Set. */
 	{
@@ -332,7 +334,7 @@ void sma_seeds()
 		p.data[2] = 0xff;
 		p.data[3] = 0xff;
 		mad_record(o, 0, m);
-		put("sma", "pma", o.buf, o.n);
+		put(target, "pma", o.buf, o.n);
 	}
 }
 
@@ -667,6 +669,153 @@ void cm_seeds()
 	put("cm", "all", all.buf, all.n);
 }
 
+/* configfs values as fabric.md's examples write them (configfs.cpp: an op byte, then the text). */
+void configfs_seeds()
+{
+	struct Val {
+		uint8_t op;
+		const char *text;
+	};
+	static const Val vals[] = {
+		{0, "1\n"}, {0, "0"}, {1, "4294967295\n"}, {2, "2\n"}, {0x82, "36\n"}, {3, "weft0:1\n"},
+		{3, "weftsw0:8"}, {4 + (0 << 3), "ppm=1000 dir=ab\n"}, {4 + (1 << 3), "count=3\n"},
+		{4 + (2 << 3), "ppm=1000000 count=1 dir=both\n"}, {4 + (3 << 3), "ms=20 ppm=500000 dir=ba\n"},
+		{4 + (4 << 3), "ms=10000 count=10\n"}, {4 + (4 << 3), "ppm=0 count=0 dir=both"},
+	};
+	Out all;
+	int i = 0;
+	for (const Val &v : vals) {
+		uint8_t rec[64];
+		const size_t n = __builtin_strlen(v.text);
+		rec[0] = v.op;
+		__builtin_memcpy(rec + 1, v.text, n);
+		Out one;
+		one.record(rec, n + 1);
+		all.record(rec, n + 1);
+		char name[32];
+		format(name, sizeof(name), "value-%d", i++);
+		put("configfs", name, one.buf, one.n);
+	}
+	put("configfs", "all", all.buf, all.n);
+}
+
+/* IPoIB (ipoib.cpp): frames, private data, P_Keys and a destination table's life, as an interface meets them. */
+void ipoib_seeds()
+{
+	Out all;
+	auto both = [&](const char *name, const uint8_t *rec, size_t n) {
+		Out one;
+		one.record(rec, n);
+		all.record(rec, n);
+		put("ipoib", name, one.buf, one.n);
+	};
+	uint8_t rec[256] = {};
+	/* A broadcast ARP over UD: size 2048+44, byte_len 40+4+28, GRH with the partition's MGID. */
+	const verbs::Gid bc = ipoib::broadcast_mgid(0xffff);
+	rec[0] = 0;
+	rec[1] = 0; /* be32_at(r, 0) & 3: the buffer size */
+	rec[2] = 0;
+	rec[3] = 0;
+	rec[4] = 72;
+	rec[6] = 1; /* GRH */
+	__builtin_memcpy(rec + 7 + 24, bc.raw, 16);
+	rec[7 + 40] = 0x08;
+	rec[7 + 41] = 0x06;
+	both("ud-arp-broadcast", rec, 7 + 72);
+	rec[6] = 0; /* unicast IPv4, no GRH */
+	rec[7 + 41] = 0x00;
+	both("ud-ipv4", rec, 7 + 72);
+	/* Connected mode: 1500 + 4 bytes, IPv6. */
+	__builtin_memset(rec, 0, sizeof(rec));
+	rec[0] = 1;
+	rec[3] = 0x05;
+	rec[4] = 0xe0;
+	rec[5] = 0x86;
+	rec[6] = 0xdd;
+	both("cm-ipv6", rec, 64);
+	/* REQ/REP private data as we send it. */
+	const auto pd = ipoib::cmp::encode(0x48, ipoib::cmp::buf_size);
+	rec[0] = 2;
+	__builtin_memcpy(rec + 1, &pd, sizeof(pd));
+	both("cm-private-data", rec, 1 + sizeof(pd));
+	/* create_child 0x8001 against a table of default, limited and full 0x0001 */
+	const uint8_t pk[] = {3, 0, 0, 0x80, 0x01, 0xff, 0xff, 0x00, 0x01, 0x80, 0x01, 'i', 'b', '0'};
+	both("pkeys", pk, sizeof(pk));
+	/* A table's life: sends queue, the claim resolves, sends go, rx_mode, ageing, flush. */
+	const uint8_t ops[] = {0x06, 0x00, 0x00, 0x02, 0x03, 0x00, 0x11, 0x04, 0xf5, 0x07};
+	for (uint8_t op : ops) {
+		__builtin_memset(rec, 0, 40);
+		rec[0] = 4;
+		rec[1] = op;
+		rec[2] = 0x00;
+		rec[3] = 0x00;
+		rec[4] = 0x00;
+		rec[5] = 0x48; /* QPN */
+		rec[6] = 0xfe;
+		rec[7] = 0x80; /* link-local GID */
+		rec[21] = op;
+		all.record(rec, 38);
+	}
+	put("ipoib", "all", all.buf, all.n);
+}
+
+/* The switch's SMA (sma_switch.cpp): the CA seeds, then its own tables programmed and read back. */
+void sma_switch_seeds()
+{
+	sma_seeds("sma_switch");
+	uint8_t m[iba::mad_size];
+	Out o;
+	auto &smp = *reinterpret_cast<iba::Smp *>(m);
+	/* SwitchInfo Set: LinearFDBTop, a default port, LifeTimeValue, PortStateChange cleared. */
+	header(m, iba::mgmt_class::subn_lid_routed, 1, 0x02, 0x4000);
+	smp.attr_id.set(iba::smp_attr::switch_info);
+	auto &si = *reinterpret_cast<iba::SwitchInfo *>(smp.data);
+	si.linear_fdb_top.set(0x40);
+	si.default_port.set(1);
+	si.multicast_fdb_top.set(0xc010);
+	iba::SwitchInfo::LifeTimeValue::set(si.life_state, 18);
+	iba::SwitchInfo::PortStateChange::set(si.life_state, 1);
+	mad_record(o, 0, m);
+	/* LFT block 0 (LIDs 0-63) and block 1, then read back. */
+	for (uint32_t blk = 0; blk < 2; blk++) {
+		header(m, iba::mgmt_class::subn_lid_routed, 1, 0x02, 0x4100 + blk);
+		smp.attr_id.set(iba::smp_attr::linear_fdb);
+		smp.attr_mod.set(blk);
+		auto &l = *reinterpret_cast<iba::LinearFdb *>(smp.data);
+		for (uint16_t i = 0; i < iba::lft_entries_per_block; i++)
+			l.port[i].set(uint8_t(i % 7));
+		mad_record(o, 0, m);
+	}
+	header(m, iba::mgmt_class::subn_lid_routed, 1, 0x01, 0x4200);
+	smp.attr_id.set(iba::smp_attr::linear_fdb);
+	smp.attr_mod.set(1);
+	mad_record(o, 0, m);
+	/* MFT block 0, position 0 (ports 0-15), then read back. */
+	header(m, iba::mgmt_class::subn_lid_routed, 1, 0x02, 0x4300);
+	smp.attr_id.set(iba::smp_attr::multicast_fdb);
+	auto &mf = *reinterpret_cast<iba::MulticastFdb *>(smp.data);
+	for (uint16_t i = 0; i < iba::mft_entries_per_block; i++)
+		mf.port_mask[i].set(uint16_t(0x7e >> (i % 6)));
+	mad_record(o, 0, m);
+	header(m, iba::mgmt_class::subn_lid_routed, 1, 0x01, 0x4301);
+	smp.attr_id.set(iba::smp_attr::multicast_fdb);
+	mad_record(o, 0, m);
+	/* PortInfo of each external port, a Set of port 3's state to Down, and port 0's LID. */
+	for (uint32_t port = 0; port <= 6; port++) {
+		header(m, iba::mgmt_class::subn_lid_routed, 1, 0x01, 0x4400 + port);
+		smp.attr_id.set(iba::smp_attr::port_info);
+		smp.attr_mod.set(port);
+		mad_record(o, uint8_t(port), m);
+	}
+	header(m, iba::mgmt_class::subn_lid_routed, 1, 0x02, 0x4500);
+	smp.attr_id.set(iba::smp_attr::port_info);
+	smp.attr_mod.set(0);
+	reinterpret_cast<iba::PortInfo *>(smp.data)->lid.set(7);
+	reinterpret_cast<iba::PortInfo *>(smp.data)->master_sm_lid.set(1);
+	mad_record(o, 0, m);
+	put("sma_switch", "switch-tables", o.buf, o.n);
+}
+
 } // namespace
 
 /* Freestanding C++ does not know main: spelled as C. */
@@ -678,11 +827,14 @@ extern "C" int main(int argc, char **argv)
 	rmpp_seeds();
 	smi_seeds();
 	mad_seeds();
-	sma_seeds();
+	sma_seeds("sma");
+	sma_switch_seeds();
 	umad_seeds();
 	srpt_seeds();
 	iser_seeds();
 	sa_seeds();
 	cm_seeds();
+	configfs_seeds();
+	ipoib_seeds();
 	return 0;
 }

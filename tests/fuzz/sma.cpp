@@ -10,10 +10,7 @@
  * with the request's TID; the node must keep its invariants (LMC <= 7,
  * states in range).
  */
-#include "fuzz.h"
-
-#include "../../drivers/hca/pma.h"
-#include "../../drivers/hca/sma.h"
+#include "sma_offer.h"
 
 using namespace weft;
 using namespace weft::hca;
@@ -50,41 +47,9 @@ WEFT_FUZZ_TARGET(const uint8_t *data, size_t size)
 		node->port(n)->set_link(verbs::PhysState::LinkUp, verbs::PortState::Active);
 		node->port(n)->lid.store(n, Order::Relaxed);
 	}
-	fuzz::Records in(data, size);
-	ConstBytes rec;
-	uint8_t req[iba::mad_size], resp[iba::mad_size];
-	while (in.next(rec, 1 + iba::mad_size)) {
-		if (rec.empty())
-			continue;
-		const uint8_t ctl = rec[0];
-		__builtin_memset(req, 0, sizeof(req));
-		__builtin_memcpy(req, rec.data() + 1, rec.size() - 1);
-		__builtin_memset(resp, 0xa5, sizeof(resp));
-		if (ctl & 0x80)
-			weft_host_advance(1000u * (ctl & 0x3f)); /* M_Key lease periods */
-		verbs::MadIn mi;
-		mi.port = ctl & 0x40 ? 2 : 1;
-		mi.slid = 0x10;
-		const auto &h = *reinterpret_cast<const iba::MadHeader *>(req);
-		verbs::MadOutcome out;
-		if (h.mgmt_class.get() == iba::mgmt_class::perf)
-			out = pma::process(*node, mi, *reinterpret_cast<const iba::PmaMad *>(req),
-					   *reinterpret_cast<iba::PmaMad *>(resp));
-		else
-			out = sma::process(*node, mi, *reinterpret_cast<const iba::Smp *>(req),
-					   *reinterpret_cast<iba::Smp *>(resp));
-		if (out == verbs::MadOutcome::Reply) {
-			const auto &r = *reinterpret_cast<const iba::MadHeader *>(resp);
-			fuzz::check(iba::MadHeader::Response::get(r.method), "a reply is a response");
-			fuzz::check(r.tid.get() == h.tid.get(), "a reply keeps the TID");
-		}
-		for (uint8_t n = 1; n <= 2; n++) {
-			Port &p = *node->port(n);
-			fuzz::check(p.lmc.load(Order::Relaxed) <= 7, "LMC 0..7");
-			fuzz::check(uint8_t(p.state.load(Order::Relaxed)) <= uint8_t(verbs::PortState::Active),
-				    "port state in range");
-		}
-	}
+	fuzz::offer_all(
+		*node, data, size, [](uint8_t ctl) { return uint8_t(ctl & 0x40 ? 2 : 1); },
+		[&] { fuzz::check_ports(*node, 1, 2); });
 	delete node;
 	return 0;
 }

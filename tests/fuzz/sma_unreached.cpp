@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * For the sma target: what the SMA and PMA sources link against but a CA
- * node without a verbs device and without captures never reaches (the
- * switch's forwarding tables, packet capture, the device's NodeDescription).
+ * node without a verbs device never reaches (the switch's forwarding
+ * tables, the device's NodeDescription; capture: capture_unreached.cpp).
  * Reaching one is a finding: each WARNs, which aborts the run.
  */
 #include <weft/verbs/verbs.h>
@@ -12,9 +12,6 @@
 
 namespace weft::hca {
 
-Atomic<int> capture_users{0};
-
-void Port::tap_slow(PacketBuf &) { weft_warn(__FILE__, __LINE__, "capture on a fuzzed node"); }
 void Switch::set_lft(uint16_t, uint8_t) { weft_warn(__FILE__, __LINE__, "switch table at a CA"); }
 uint8_t Switch::lft_entry(uint16_t) const
 {

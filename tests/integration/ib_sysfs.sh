@@ -82,8 +82,11 @@ expect $p/counters/VL15_dropped $'7\n'
 expect $p/counters/port_xmit_data $'1234567890123\n'
 expect $p/counters/port_rcv_data $'42\n'
 expect $p/counters/multicast_rcv_packets $'0\n'
-expect_ls $p/hw_counters "out_of_buffer"
+expect_ls $p/hw_counters "mad_replies_dropped out_of_buffer"
 expect $p/hw_counters/out_of_buffer $'5000000000\n'
+expect $p/hw_counters/mad_replies_dropped $'9\n'
+# A real CA's: the MAD layer's count of SMA/PMA answers a full send queue lost (none here).
+expect $sys/weft0/ports/1/hw_counters/mad_replies_dropped $'0\n'
 p=$ca/ports/2
 expect $p/state $'1: DOWN\n'
 expect $p/phys_state $'2: Polling\n'

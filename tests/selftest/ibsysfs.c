@@ -14,7 +14,8 @@
  *     {0xffff, 0x8001}; counters: symbol_error 70000 (reads 65535: a 16-bit
  *     field), local_link_integrity_errors 20 (reads 15), link_downed 3,
  *     VL15_dropped 7, port_xmit_data 1234567890123, port_rcv_data 42,
- *     everything else 0; hw_counters/out_of_buffer 5000000000 (not cut).
+ *     everything else 0; hw_counters/out_of_buffer 5000000000 (not cut),
+ *     hw_counters/mad_replies_dropped 9.
  *   port 2: DOWN, Polling, LID 0, SM LID 0, 1X SDR, one GID and one P_Key
  *     (0xffff); its counters fail with -EIO (a callback error is the read's
  *     errno).
@@ -134,6 +135,7 @@ static int fake_query_counters(void *ctx, u32 port, struct weft_ib_sysfs_counter
 	out->port_xmit_data = 1234567890123ULL;
 	out->port_rcv_data = 42;
 	out->out_of_buffer = 5000000000ULL;
+	out->mad_replies_dropped = 9;
 	return 0;
 }
 

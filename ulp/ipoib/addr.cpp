@@ -29,6 +29,34 @@ HwAddr broadcast_addr(uint16_t pkey)
 	return HwAddr::make(mcast_qpn, broadcast_mgid(pkey));
 }
 
+RxFrame ud_frame(ConstBytes buf, uint32_t byte_len, bool grh_valid, uint16_t pkey)
+{
+	RxFrame f;
+	if (byte_len < grh_len + encap_len || byte_len > buf.size())
+		return f;
+	/* IBA 8.3: a GRH's DGID at bytes 24..39; 0xff first is a multicast GID (IBA 4.1.1). */
+	const uint8_t *dgid = buf.data() + 24;
+	if (grh_valid && dgid[0] == 0xff) {
+		const verbs::Gid bcast = broadcast_mgid(pkey);
+		f.kind = __builtin_memcmp(dgid, bcast.raw, 16) == 0 ? RxKind::Broadcast : RxKind::Multicast;
+	}
+	f.proto = reinterpret_cast<const EncapHeader *>(buf.data() + grh_len)->type.get();
+	f.len = byte_len - static_cast<uint32_t>(grh_len + encap_len);
+	f.ok = true;
+	return f;
+}
+
+RxFrame cm_frame(ConstBytes head, uint32_t byte_len, uint32_t max)
+{
+	RxFrame f;
+	if (byte_len < encap_len || byte_len > max || head.size() < encap_len)
+		return f;
+	f.proto = reinterpret_cast<const EncapHeader *>(head.data())->type.get();
+	f.len = byte_len - static_cast<uint32_t>(encap_len);
+	f.ok = true;
+	return f;
+}
+
 uint32_t ud_mtu(uint8_t code)
 {
 	if (code < static_cast<uint8_t>(iba::Mtu::M256) || code > static_cast<uint8_t>(iba::Mtu::M4096))

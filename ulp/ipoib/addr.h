@@ -8,6 +8,7 @@
 #ifndef WEFT_IPOIB_ADDR_H
 #define WEFT_IPOIB_ADDR_H
 
+#include <weft/span.h>
 #include <weft/verbs/types.h>
 #include <weft/wire.h>
 
@@ -73,6 +74,31 @@ inline constexpr uint32_t mcast_qpn = 0xffffff;
 verbs::Gid broadcast_mgid(uint16_t pkey, uint8_t scope = 2);
 /* The netdev broadcast address: the broadcast MGID with the QPN 0xffffff. */
 HwAddr broadcast_addr(uint16_t pkey);
+
+/* Where a received packet was addressed (the shim's WEFT_IPOIB_RX_* values). */
+enum class RxKind : uint8_t { Host = 0, Broadcast = 1, Multicast = 2 };
+
+/*
+ * What a receive buffer holds (RFC 4391 §6), read before anything of it
+ * goes up: ok false is a bad header, counted and dropped; else the
+ * EtherType of the encapsulation header, where the packet was addressed,
+ * and the packet's length after the headers.
+ */
+struct RxFrame {
+	bool ok = false;
+	uint16_t proto = 0;
+	RxKind kind = RxKind::Host;
+	uint32_t len = 0;
+};
+/*
+ * A UD receive: @buf is the posted buffer, @byte_len what the completion
+ * says arrived (IBA 11.4.1.2: the GRH's 40 bytes first, written only when
+ * @grh_valid), then the encapsulation header.  A GRH whose DGID is
+ * multicast makes it Broadcast (the partition @pkey's group) or Multicast.
+ */
+RxFrame ud_frame(ConstBytes buf, uint32_t byte_len, bool grh_valid, uint16_t pkey);
+/* A connected-mode receive (RFC 4755): @head the buffer's first part, @byte_len at most @max. */
+RxFrame cm_frame(ConstBytes head, uint32_t byte_len, uint32_t max);
 
 /*
  * RFC 4391 §5: the datagram MTU is the IB MTU less the encapsulation

@@ -281,16 +281,18 @@ void Cm::handle_rx(const verbs::Wc &wc)
 		return repost();
 	}
 	const uint32_t len = wc.byte_len;
-	if (len < encap_len || len > cmp::buf_size) {
+	const RxFrame f = cm_frame(ConstBytes(static_cast<const uint8_t *>(b.sg[0].addr), b.sg[0].len), len,
+				   cmp::buf_size);
+	if (!f.ok) {
 		ifc_.count(&weft_ipoib_stats::rx_bad_header);
 		ifc_.count(&weft_ipoib_stats::rx_dropped);
 		return repost();
 	}
 	if (!ifc_.admin_up_.load(Order::Acquire))
 		return repost();
-	const uint16_t proto = reinterpret_cast<const EncapHeader *>(b.sg[0].addr)->type.get();
+	const uint16_t proto = f.proto;
 	ifc_.count(&weft_ipoib_stats::rx_packets);
-	ifc_.count(&weft_ipoib_stats::rx_bytes, len - encap_len);
+	ifc_.count(&weft_ipoib_stats::rx_bytes, f.len);
 	ifc_.count(&weft_ipoib_stats::cm_rx_packets);
 	if (len <= WEFT_IPOIB_CM_HEAD) {
 		uint8_t *data;

@@ -18,6 +18,10 @@
 
 namespace weft::ipoib {
 
+static_assert(static_cast<int>(RxKind::Host) == WEFT_IPOIB_RX_HOST &&
+	      static_cast<int>(RxKind::Broadcast) == WEFT_IPOIB_RX_BROADCAST &&
+	      static_cast<int>(RxKind::Multicast) == WEFT_IPOIB_RX_MULTICAST);
+
 namespace {
 const Logger log("weft_ipoib");
 constexpr uint64_t recv_flag = 1ull << 63;
@@ -274,7 +278,9 @@ void Interface::handle_rx(const verbs::Wc &wc)
 		if (!post_recv(idx))
 			count(&weft_ipoib_stats::rx_errors);
 	};
-	if (wc.byte_len < grh_len + encap_len || wc.byte_len > rx_buf_size_) {
+	const RxFrame f = ud_frame(ConstBytes(s.data, rx_buf_size_), wc.byte_len,
+				   (wc.wc_flags & verbs::wc_flag::grh) != 0, pkey_);
+	if (!f.ok) {
 		count(&weft_ipoib_stats::rx_bad_header);
 		count(&weft_ipoib_stats::rx_dropped);
 		return repost();
@@ -285,15 +291,6 @@ void Interface::handle_rx(const verbs::Wc &wc)
 	}
 	if (!admin_up_.load(Order::Acquire))
 		return repost();
-	const auto *grh = reinterpret_cast<const iba::Grh *>(s.data);
-	const auto *hdr = reinterpret_cast<const EncapHeader *>(s.data + grh_len);
-	int kind = WEFT_IPOIB_RX_HOST;
-	if ((wc.wc_flags & verbs::wc_flag::grh) && grh->dgid[0] == 0xff) {
-		const verbs::Gid bcast = broadcast_mgid(pkey_);
-		kind = __builtin_memcmp(grh->dgid, bcast.raw, 16) == 0 ? WEFT_IPOIB_RX_BROADCAST
-									: WEFT_IPOIB_RX_MULTICAST;
-	}
-	const uint16_t proto = hdr->type.get();
 	uint8_t *fresh_data;
 	void *fresh = weft_ipoib_rx_alloc(nd_, rx_buf_size_, &fresh_data);
 	if (!fresh) {
@@ -305,10 +302,11 @@ void Interface::handle_rx(const verbs::Wc &wc)
 	s = RxSlot{fresh, fresh_data};
 	repost();
 	count(&weft_ipoib_stats::rx_packets);
-	count(&weft_ipoib_stats::rx_bytes, wc.byte_len - grh_len - encap_len);
-	if (kind != WEFT_IPOIB_RX_HOST)
+	count(&weft_ipoib_stats::rx_bytes, f.len);
+	if (f.kind != RxKind::Host)
 		count(&weft_ipoib_stats::rx_multicast);
-	weft_ipoib_rx_deliver(nd_, got.skb, wc.byte_len, grh_len + encap_len, proto, kind, rx_csum(wc));
+	weft_ipoib_rx_deliver(nd_, got.skb, wc.byte_len, grh_len + encap_len, f.proto, static_cast<int>(f.kind),
+			      rx_csum(wc));
 }
 
 int Interface::poll(int budget)

@@ -839,6 +839,24 @@ public:
 		return user_objs_[static_cast<uint8_t>(k)].load(Order::Relaxed);
 	}
 
+	/*
+	 * Answers of this device's own SMA/PMA that the MAD layer could not
+	 * send (its QP0/QP1 send queue full: the requester retries, as
+	 * in-tree's agent_send_response drops them).  Counted here, not in
+	 * the MAD layer above, so that the device's hw_counters/ shows them
+	 * (mad_replies_dropped) next to out_of_buffer.  Per port, from
+	 * registration on; a port the device lacks counts nothing.
+	 */
+	void count_mad_reply_dropped(uint8_t port)
+	{
+		if (port < mad_replies_dropped_.size())
+			mad_replies_dropped_[port].fetch_add(1, Order::Relaxed);
+	}
+	uint64_t mad_replies_dropped(uint8_t port) const
+	{
+		return port < mad_replies_dropped_.size() ? mad_replies_dropped_[port].load(Order::Relaxed) : 0;
+	}
+
 	/* Port events from the driver (PortActive, PortErr, LidChange, ...). */
 	void dispatch_event(const Event &e);
 	void add_event_handler(EventHandler &h);
@@ -891,6 +909,8 @@ private:
 
 	SpinLock keys_lock_;
 	Array<Mr *> keys_; /* index = key >> 8; MRs and windows */
+	/* Index = port number; made at the first registration, before any client sees the device. */
+	Array<Atomic<uint64_t>> mad_replies_dropped_;
 	uint8_t key_variant_ = 0;
 
 	Protected<List<EventHandler, &EventHandler::node>, Mutex> handlers_;
