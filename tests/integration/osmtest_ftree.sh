@@ -1,0 +1,64 @@
+#!/bin/bash
+# Integration: OpenSM's test tool on a two-level fat tree (issue 27): two
+# leaf switches of two HCAs each, both cabled to two spines, generated and
+# built through configfs by tests/topologies/weft-topo.py (`fattree 2 2
+# 2`), swept by OpenSM.  `osmtest -f c` writes the inventory (8 nodes, the
+# paths between every pair of ports across the spines), `-f a` checks every
+# SA query against it, then its other flows against the same inventory:
+# v (validation), s (service records), e (event forwarding: InformInfo),
+# m (multicast joins), q (QoS: SLtoVL and VLArb records), t (traps 64/65).
+# osmtest.sh runs the same on the default subnet.
+set -u
+fail=0
+bad() { echo "osmtest_ftree: $*"; fail=1; }
+topo=$WEFT_REPO/tests/topologies/weft-topo.py
+db=/tmp/osmtest-ftree.dat
+
+weft_load weft_hca:hcas=0 || exit 1
+python3 "$topo" fattree 2 2 2 >/tmp/ftree.topo || bad "generator failed"
+python3 "$topo" build /tmp/ftree.topo || bad "building the fat tree failed"
+sys=/sys/class/infiniband
+hcas=
+for d in $sys/weft*; do
+	case ${d##*/} in weftsw*) ;; *) hcas="$hcas ${d##*/}" ;; esac
+done
+echo "HCAs: $hcas"
+[ "$(wc -w <<<"$hcas")" = 4 ] || bad "not 4 HCAs: $hcas"
+echo "force_log_flush TRUE" >/tmp/opensm-ftree.conf
+weft_sm_start weft0 5 "-F /tmp/opensm-ftree.conf"
+# shellcheck disable=SC2086 # the device names are words
+weft_wait_active $hcas || bad "ports not ACTIVE under OpenSM: $(cat /tmp/opensm.out)"
+weft_wait_line /tmp/opensm.log "SUBNET UP" 30 || bad "no SUBNET UP"
+sleep 2
+ca=(-g "$(ibstat -p weft0 | head -1)")
+cd /tmp || exit 1
+rm -f $db
+out=$(osmtest "${ca[@]}" -f c -i $db 2>&1)
+rc=$?
+grep 'TEST "' <<<"$out"
+[ $rc = 0 ] && grep -q 'TEST "Create Inventory" PASS' <<<"$out" || bad "-f c failed (exit $rc)"
+[ "$(grep -c '^DEFINE_NODE' $db)" = 8 ] || bad "inventory: not 8 nodes: $(grep -c '^DEFINE_NODE' $db)"
+# Every ordered pair of the 4 HCA ports and the 4 switch port 0s.
+[ "$(grep -c '^DEFINE_PATH' $db)" -ge 56 ] || bad "inventory: $(grep -c '^DEFINE_PATH' $db) paths"
+out=$(osmtest "${ca[@]}" -v -f a -i $db -l /tmp/osmtest-ftree-a.log 2>&1)
+rc=$?
+grep 'TEST "' <<<"$out"
+[ $rc = 0 ] && grep -q 'TEST "All Validations" PASS' <<<"$out" || bad "-f a failed (exit $rc)"
+grep -q "path records validated using GUID based query" /tmp/osmtest-ftree-a.log ||
+	bad "the GUID-pair path validation did not run to its end"
+awk '/Expecting Errors - START/{e=1} /Expecting Errors  -  END/{e=0; next} !e && / ERR [0-9A-F]{4}:/' \
+	/tmp/osmtest-ftree-a.log | head -20
+for flow in v s e m q t; do
+	t0=$SECONDS
+	out=$(timeout 120 osmtest "${ca[@]}" -f $flow -i $db -l /tmp/osmtest-ftree-$flow.log 2>&1)
+	rc=$?
+	echo "osmtest -f $flow: $((SECONDS - t0)) s"
+	grep 'TEST "' <<<"$out"
+	[ $rc = 0 ] && grep -q 'TEST ".*" PASS' <<<"$out" || bad "-f $flow failed (exit $rc): $(tail -3 <<<"$out")"
+done
+weft_sm_stop
+grep "ERR " /tmp/opensm.log | head -20
+python3 "$topo" teardown >/dev/null || bad "teardown failed"
+weft_unload || fail=1
+weft_check_taint || fail=1
+exit $fail
