@@ -4,7 +4,8 @@
 # `osmtest -f a` then checks every SA query against it: node, port, path
 # (by LID pair and by GUID pair), MultiPathRecord (GetMulti, an RMPP
 # request from the client, and RMPP answer), GUIDInfo, P_Key, link,
-# service and InformInfo records; then its flows v, s, e, m, q and t.
+# service and InformInfo records (its flows v and s: osmtest.c runs both
+# under -f a); then its flows m, q, e and t.
 # Its GetTable answers come back through weft_umad's kernel RMPP: a
 # one-record table must read back as one record (IBA 13.6.2.2
 # PayloadLength), not padded into three, which is what the GUID-pair path
@@ -41,10 +42,10 @@ grep -q "path records validated using GUID based query" /tmp/osmtest-a.log ||
 	bad "the GUID-pair path validation did not run to its end"
 # What osmtest logged as errors outside its "expecting errors" brackets.
 awk '/Expecting Errors - START/{e=1} /Expecting Errors  -  END/{e=0; next} !e && / ERR [0-9A-F]{4}:/' /tmp/osmtest-a.log
-# Its other flows against the same inventory: validation, service
-# registration, event forwarding (InformInfo), multicast joins, QoS
-# tables (SLtoVL, VLArb), traps 64/65.
-for flow in v s e m q t; do
+# Its other flows against the same inventory: multicast joins, QoS tables
+# (SLtoVL, VLArb), event forwarding and traps 64/65 (the last two are
+# "not implemented yet" in osmtest's libibumad build: they pass unchecked).
+for flow in m q e t; do
 	out=$(timeout 300 osmtest -f $flow -i $db -l /tmp/osmtest-$flow.log 2>&1)
 	rc=$?
 	grep 'TEST "' <<<"$out"
