@@ -11,13 +11,16 @@
 # "not implemented yet" in osmtest's libibumad build, they pass without
 # checking anything; sa_inform.sh tests InformInfo).  osmtest.sh runs
 # every flow on the default subnet.
+# Only the management stack is loaded (scale-lib.sh's scale_load: no IPoIB,
+# CM or uverbs), as the scale tests do: what osmtest asks is the SA's.
 set -u
+. "$WEFT_REPO/tests/topologies/scale-lib.sh"
 fail=0
 bad() { echo "osmtest_ftree: $*"; fail=1; }
 topo=$WEFT_REPO/tests/topologies/weft-topo.py
 db=/tmp/osmtest-ftree.dat
 
-weft_load weft_hca:hcas=0 || exit 1
+scale_load || exit 1
 python3 "$topo" fattree 2 2 2 >/tmp/ftree.topo || bad "generator failed"
 python3 "$topo" build /tmp/ftree.topo || bad "building the fat tree failed"
 sys=/sys/class/infiniband
@@ -66,6 +69,6 @@ weft_sm_stop
 grep "ERR " /tmp/opensm.log | head -20
 python3 "$topo" teardown >/dev/null || bad "teardown failed"
 echo "osmtest_ftree: torn down at $SECONDS s"
-weft_unload || fail=1
+scale_unload || fail=1
 weft_check_taint || fail=1
 exit $fail
