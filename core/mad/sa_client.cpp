@@ -35,6 +35,9 @@ constexpr unsigned long inform_retry_ms = 2000;
  */
 constexpr unsigned long inform_settle_ms = 3000;
 
+/* IBA 14.2.5.1: the SA's traps a port subscribes to, GID in and out of service. */
+constexpr uint16_t gid_traps[] = {iba::sa_trap::gid_in_service, iba::sa_trap::gid_out_of_service};
+
 struct Watchers {
 	List<sa::GidWatcher, &sa::GidWatcher::node> list;
 };
@@ -95,15 +98,42 @@ void SaPort::stop()
 	if (!exchange(started_, false))
 		return;
 	port.device.remove_event_handler(*this);
+	unsubscribe();
 	port.gsi().unregister_agent(agent_); /* queries in flight end with ECANCELED */
 	/* Nothing queues it now (no events, no Reports); a subscription in flight was cancelled. */
 	inform_work_.cancel_sync();
+}
+
+/*
+ * IBA 15.2.5.12: InformInfo with Subscribe 0 ends a subscription, so the
+ * SA stops reporting to a port nobody listens on any more (the port goes,
+ * or weft_mad unloads).  Sent, not waited for: the QP sends it at once
+ * (the soft HCA runs a posted send in the poster's context) and
+ * unregistering the agent next only cancels the wait for the answer.
+ * Waiting would cost each port the SA's timeout when no SM is left, which
+ * at a thousand ports is minutes.  If it is lost, the SA drops the
+ * subscription when it drops the port.
+ */
+void SaPort::unsubscribe()
+{
+	{
+		SpinGuardBh g(inform_lock_);
+		if (sub_.state() != inform::Subscription::State::Subscribed)
+			return;
+	}
+	for (size_t i = 0; i < sizeof(gid_traps) / sizeof(gid_traps[0]); i++) {
+		const iba::InformInfo ii = inform::subscription(gid_traps[i], false);
+		if (prepare(unsub_req_[i], iba::sa_method::set, iba::sa_attr::inform_info, 0, &ii, sizeof(ii)))
+			(void)port.gsi().send(agent_, unsub_req_[i]);
+	}
 }
 
 void SaPort::send_done(Agent &, SendReq &r)
 {
 	if (&r == &sub_req_)
 		return subscription_done(r);
+	if (&r == &unsub_req_[0] || &r == &unsub_req_[1])
+		return; /* cancelled by stop(), or answered before it */
 	container_of(&r, &Pending::req)->done.complete();
 }
 
@@ -183,7 +213,6 @@ void SaPort::forget_path(const verbs::Gid &gid)
  */
 void SaPort::subscribe_step()
 {
-	static constexpr uint16_t traps[] = {iba::sa_trap::gid_in_service, iba::sa_trap::gid_out_of_service};
 	uint16_t trap;
 	{
 		SpinGuardBh g(inform_lock_);
@@ -191,7 +220,7 @@ void SaPort::subscribe_step()
 			return;
 		sub_busy_ = true;
 		sub_sent_epoch_ = sub_epoch_;
-		trap = traps[sub_next_];
+		trap = gid_traps[sub_next_];
 	}
 	const iba::InformInfo ii = inform::subscription(trap, true);
 	auto sent = prepare(sub_req_, iba::sa_method::set, iba::sa_attr::inform_info, 0, &ii, sizeof(ii));

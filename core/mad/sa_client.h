@@ -65,6 +65,8 @@ private:
 	void subscribe_step();
 	void subscription_done(SendReq &r);
 	void subscription_over(bool ok);
+	/* The SA is told the subscriptions end (from stop()). */
+	void unsubscribe();
 	void forget_path(const verbs::Gid &gid);
 	/* A request to the SA at the port's SM LID (ENODEV: none, or the port is not ACTIVE). */
 	Result<void> prepare(SendReq &r, uint8_t method, uint16_t attr, uint64_t comp_mask, const void *rec,
@@ -94,6 +96,7 @@ private:
 	uint8_t nevents_ = 0;			   /* under inform_lock_ */
 	/* The subscription's SubnAdmSet in flight (sub_busy_), of traps[sub_next_], for sub_sent_epoch_. */
 	SendReq sub_req_;
+	SendReq unsub_req_[2]; /* traps 64, 65: sent by unsubscribe(), never waited for */
 	bool sub_busy_ = false;	     /* under inform_lock_ */
 	uint8_t sub_next_ = 0;	     /* under inform_lock_ */
 	uint32_t sub_epoch_ = 0;      /* under inform_lock_: bumped by port events */

@@ -6,17 +6,17 @@
 
 namespace weft::hca {
 
-bool fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, FwDatagram &out)
+FwCheck fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, FwDatagram &out)
 {
 	const bool ud_mad = p.deth && p.payload.size() == iba::mad_size &&
 			    p.bth->opcode.get() == iba::opcode(iba::Transport::Ud, iba::op::SendOnly);
 	if (!ud_mad) {
 		PortCounters::bump(keys.counters.no_dest_qp);
-		return false;
+		return FwCheck::NotMad;
 	}
 	if (p.deth->qkey.get() != qkey) {
 		PortCounters::bump(keys.counters.bad_qkey);
-		return false;
+		return FwCheck::BadQKey;
 	}
 	const uint16_t pkey = p.bth->pkey.get();
 	bool member = false;
@@ -24,7 +24,7 @@ bool fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, FwDat
 		member = pkey_match(pkey, keys.pkeys[i].load(Order::Relaxed));
 	if (!member) {
 		PortCounters::bump(keys.counters.bad_pkey);
-		return false;
+		return FwCheck::BadPKey;
 	}
 	out.from = verbs::MadIn();
 	out.from.port = in.num;
@@ -33,7 +33,7 @@ bool fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, FwDat
 	out.from.src_qp = iba::Deth::SrcQp::get(p.deth->sqp);
 	out.pkey = pkey;
 	out.mad = p.payload.data();
-	return true;
+	return FwCheck::Ok;
 }
 
 Result<Own<PacketBuf>> fw_answer(const FwDatagram &to, uint16_t slid, uint32_t sqp, uint32_t qkey, const uint8_t *mad)

@@ -21,12 +21,16 @@ struct FwDatagram {
 	const uint8_t *mad = nullptr; /* 256 bytes, inside the packet */
 };
 
+/* What fw_accept found: the datagram is taken, or the check it failed. */
+enum class FwCheck : uint8_t { Ok, NotMad, BadQKey, BadPKey };
+
 /*
  * IBA 9.6, 10.2.5, 10.9.3: a UD SEND ONLY of exactly one MAD, carrying
- * @qkey and a P_Key of @keys' table.  False if not, counted at @keys
- * (no_dest_qp, bad_qkey, bad_pkey).  @in is the arrival port.
+ * @qkey and a P_Key of @keys' table.  If not, counted at @keys
+ * (no_dest_qp, bad_qkey, bad_pkey) and the failed check returned (a GSI
+ * reports key violations: traps 257/258).  @in is the arrival port.
  */
-bool fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, FwDatagram &out);
+FwCheck fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, FwDatagram &out);
 
 /*
  * The answer to @to: one MAD from QP @sqp, with the request's P_Key and

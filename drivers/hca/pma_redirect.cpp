@@ -62,7 +62,7 @@ void Hca::pma_qp_receive(Port &in, const Packet &p)
 		return;
 	}
 	FwDatagram d;
-	if (!fw_accept(p, in, in, pma::redirect_qkey, d))
+	if (fw_accept(p, in, in, pma::redirect_qkey, d) != FwCheck::Ok)
 		return;
 	iba::PmaMad resp;
 	const auto &req = *reinterpret_cast<const iba::PmaMad *>(d.mad);

@@ -16,6 +16,7 @@
 #include "fw_mad.h"
 #include "pma.h"
 #include "switch.h"
+#include "trap.h"
 
 namespace weft::hca {
 
@@ -53,8 +54,19 @@ void Switch::gsi_receive(Port &in, Own<PacketBuf> pkt)
 		PortCounters::bump(mp.counters.no_dest_qp);
 		return;
 	}
-	if (!fw_accept(p, in, mp, iba::gsi_qkey, d))
+	switch (fw_accept(p, in, mp, iba::gsi_qkey, d)) {
+	case FwCheck::Ok:
+		break;
+	/* IBA 14.2.5.1: a switch's GSI reports key violations as a CA's does, from port 0. */
+	case FwCheck::BadPKey:
+		gsi_key_violation(mp, trap::bad_p_key, p, p.bth->pkey.get());
 		return;
+	case FwCheck::BadQKey:
+		gsi_key_violation(mp, trap::bad_q_key, p, p.deth->qkey.get());
+		return;
+	default:
+		return;
+	}
 	const auto &req = *reinterpret_cast<const iba::PmaMad *>(d.mad);
 	iba::PmaMad resp;
 	const verbs::MadOutcome o = pma::process(*this, d.from, req, resp);

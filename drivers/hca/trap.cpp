@@ -54,6 +54,34 @@ void local_phy_error(Port &in)
 	t->raise_locked(*from, iba::notice::type_urgent, trap::link_integrity, d, sizeof(d));
 }
 
+/*
+ * IBA 14.2.5.1 table 150, traps 257/258: LID1/LID2 the packet's SLID and
+ * DLID, the 32-bit key field (a P_Key in its low half, as in-tree qib
+ * sends it), SL and source QP, destination QP (1), and the GIDs if it
+ * had a GRH.  One outstanding notice stands for a flood of such packets.
+ */
+void gsi_key_violation(Port &to, uint16_t number, const Packet &p, uint32_t key)
+{
+	TrapSender *t = to.node.trap_sender();
+	if (!t || !p.lrh || !p.deth)
+		return;
+	uint8_t d[50] = {};
+	auto put = [&d](size_t at, uint32_t v, int bytes) {
+		for (int i = 0; i < bytes; i++)
+			d[at + i] = static_cast<uint8_t>(v >> (8 * (bytes - 1 - i)));
+	};
+	put(2, p.lrh->slid.get(), 2);
+	put(4, p.lrh->dlid.get(), 2);
+	put(6, key, 4);
+	put(10, (uint32_t(iba::Lrh::Sl::get(p.lrh->sl_lnh)) << 28) | iba::Deth::SrcQp::get(p.deth->sqp), 4);
+	put(14, iba::gsi_qpn, 4);
+	if (p.grh) {
+		__builtin_memcpy(d + 18, p.grh->sgid, 16);
+		__builtin_memcpy(d + 34, p.grh->dgid, 16);
+	}
+	t->raise(to, iba::notice::type_security, number, d, sizeof(d));
+}
+
 void fill_trap(iba::Smp &smp, uint32_t tid, uint64_t m_key, uint8_t type, uint32_t producer,
 	       uint16_t number, uint16_t issuer_lid, const uint8_t *details, size_t len)
 {

@@ -21,7 +21,7 @@ namespace weft::hca {
 /* IBA 14.2.5.1, tables 148-150: the traps Weft's SMAs raise beside 128. */
 namespace trap {
 inline constexpr uint16_t link_integrity = 129, capability_mask = 144, bad_m_key = 256,
-			  bad_p_key = 257;
+			  bad_p_key = 257, bad_q_key = 258;
 inline constexpr uint8_t repeats = 8;
 inline constexpr unsigned long interval_ms = 1000;
 } // namespace trap
@@ -31,6 +31,14 @@ inline constexpr unsigned long interval_ms = 1000;
  * physical error (any context but hard IRQ; not under in.node.mgmt_lock).
  */
 void local_phy_error(Port &in);
+
+/*
+ * Trap 257 (@key a P_Key) or 258 (a Q_Key), IBA 14.2.5.1: packet @p, for
+ * the GSI (QP1) of @to's node, failed that key's check.  Raised from @to,
+ * the CA port it arrived at or a switch's port 0; any context but hard
+ * IRQ, not under the node's mgmt_lock.
+ */
+void gsi_key_violation(Port &to, uint16_t number, const Packet &p, uint32_t key);
 
 /* A fresh VL15 packet carrying @smp (unsealed: it travels in-host); atomic context. */
 Result<Own<PacketBuf>> smp_packet(const uint8_t *smp, uint16_t dlid, uint16_t slid);

@@ -119,38 +119,6 @@ WcStatus SoftQp::ud_send_lso(SendWqe &w)
 	return WcStatus::Success;
 }
 
-namespace {
-
-/*
- * IBA 14.2.5.1 trap 257 (Bad P_Key), for a datagram to the GSI that no
- * P_Key of the port admits: LID1/LID2 the sender and this port, the
- * P_Key, SL and QP1 the sender's, QP2 this one, and the GIDs if it had a
- * GRH.  One outstanding trap stands for a flood of the same packets.
- */
-void bad_pkey_trap(Hca &hca, Port &in, const Packet &p, uint32_t dqp)
-{
-	TrapSender *t = hca.trap_sender();
-	if (!t)
-		return;
-	uint8_t d[50] = {};
-	auto put = [&d](size_t at, uint32_t v, int bytes) {
-		for (int i = 0; i < bytes; i++)
-			d[at + i] = static_cast<uint8_t>(v >> (8 * (bytes - 1 - i)));
-	};
-	put(2, p.lrh->slid.get(), 2);
-	put(4, p.lrh->dlid.get(), 2);
-	put(6, p.bth->pkey.get(), 2);
-	put(10, (uint32_t(iba::Lrh::Sl::get(p.lrh->sl_lnh)) << 28) | iba::Deth::SrcQp::get(p.deth->sqp), 4);
-	put(14, dqp, 4);
-	if (p.grh) {
-		__builtin_memcpy(d + 18, p.grh->sgid, 16);
-		__builtin_memcpy(d + 34, p.grh->dgid, 16);
-	}
-	t->raise(in, iba::notice::type_security, trap::bad_p_key, d, sizeof(d));
-}
-
-} // namespace
-
 /*
  * IBA 10.2.5, 9.6.1.2: check the Q_Key (QP0 has none) and the P_Key, then
  * place the datagram, or each of a burst's (all alike but their payload).
@@ -162,6 +130,8 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 		return;
 	if (type != QpType::Smi && p.deth->qkey.get() != ea_.qkey) {
 		PortCounters::bump(in->counters.bad_qkey, p.burst);
+		if (type == QpType::Gsi)
+			gsi_key_violation(*in, trap::bad_q_key, p, p.deth->qkey.get());
 		return;
 	}
 	uint16_t pk = p.bth->pkey.get();
@@ -177,7 +147,7 @@ void SoftQp::ud_receive(const Packet &p, PacketBuf &)
 		if (!found) {
 			PortCounters::bump(in->counters.bad_pkey, p.burst);
 			if (type == QpType::Gsi)
-				bad_pkey_trap(hca, *in, p, 1);
+				gsi_key_violation(*in, trap::bad_p_key, p, pk);
 			return;
 		}
 	}

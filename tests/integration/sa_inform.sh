@@ -12,7 +12,12 @@
 #   3. enabling it again brings trap 64 (gid_in);
 #   4. at unload the SA client's counters show the subscriptions and the
 #      Reports, each acknowledged (OpenSM's InformInfo stays: no Report
-#      went unanswered).
+#      went unanswered);
+#   5. a third HCA made through configfs and cabled to the switch
+#      subscribes too; removing it (rmdir, its cable still up) stops its
+#      SA client, which tells the SA with InformInfo Subscribe 0 for both
+#      traps (seen on the SM's port in a capture), and OpenSM's table no
+#      longer lists its subscriptions.
 set -u
 fail=0
 bad() { echo "sa_inform: $*"; fail=1; }
@@ -76,6 +81,50 @@ echo "$stats"
 	bad "no subscribed SA client stats: $stats"
 [ "${BASH_REMATCH[1]:-0}" -ge 2 ] || bad "fewer than 2 subscriptions accepted"
 [ "${BASH_REMATCH[3]:-0}" -ge 1 ] || bad "no Report of trap 65 counted"
+# 5. Unsubscribing when the SA client stops: a port made and removed.
+cfs=/sys/kernel/config/weft
+mkdir $cfs/hcas/x && echo 1 >$cfs/hcas/x/enable && weft_cable cx "$(cat $cfs/hcas/x/device):1" weftsw0:3 ||
+	bad "making a third HCA on weftsw0 port 3"
+dx=$(cat $cfs/hcas/x/device)
+weft_wait_active "$dx" || bad "$dx not ACTIVE under OpenSM"
+gidx=$(short "$(cat $sys/$dx/ports/1/gids/0)")
+lidx=$(($(cat $sys/$dx/ports/1/lid)))
+subs=0
+for _ in $(seq 1 30); do
+	subs=$(saquery -C weft0 -P 1 -I 2>/dev/null | grep -c "SubscriberGID\.*$gidx\$")
+	[ "$subs" -ge 2 ] && break
+	sleep 1
+done
+[ "$subs" -ge 2 ] || bad "OpenSM lists $subs InformInfo subscriptions of $dx, want 2"
+cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/unsub.pcap &
+cap=$!
+sleep 1
+rmdir $cfs/hcas/x || bad "removing $dx"
+sleep 1
+kill $cap 2>/dev/null
+wait $cap 2>/dev/null
+# SubnAdmSet(InformInfo) from its LID with Subscribe 0, by trap number.
+unsub=$(python3 - /tmp/unsub.pcap "$lidx" <<'PY'
+import struct, sys
+data, lid = open(sys.argv[1], "rb").read(), int(sys.argv[2])
+at, traps = 24, set()
+while at + 16 <= len(data):
+    incl = struct.unpack_from("<I", data, at + 8)[0]
+    pkt, at = data[at + 16:at + 16 + incl], at + 16 + incl
+    # LRH, BTH, DETH, no GRH; the SA record at the MAD's byte 56.
+    if len(pkt) < 28 + 84 or pkt[1] & 3 != 2 or struct.unpack_from(">H", pkt, 6)[0] != lid:
+        continue
+    mad = pkt[28:]
+    if mad[1] == 0x03 and mad[3] == 0x02 and struct.unpack_from(">H", mad, 16)[0] == 0x0003 and mad[56 + 23] == 0:
+        traps.add(struct.unpack_from(">H", mad, 56 + 26)[0])
+print(*sorted(traps))
+PY
+)
+echo "InformInfo Subscribe 0 from $dx (LID $lidx) for traps: ${unsub:-none}"
+[ "$unsub" = "64 65" ] || bad "no unsubscription of traps 64 and 65 from $dx on the wire: '${unsub}'"
+subs=$(saquery -C weft0 -P 1 -I 2>/dev/null | grep -c "SubscriberGID\.*$gidx\$")
+[ "$subs" = 0 ] || bad "OpenSM still lists $subs subscriptions of the removed $dx"
+rmdir $cfs/cables/cx 2>/dev/null
 weft_sm_stop
 weft_unload || fail=1
 weft_check_taint || fail=1

@@ -12,6 +12,7 @@
 #include <weft/test.h>
 
 #include "../switch.h"
+#include "../trap.h"
 #include "sample_packet.h"
 #include "sink.h"
 
@@ -246,7 +247,75 @@ void forwarded_unicast_counted(Test &t)
 	WEFT_EXPECT_EQ(t, r.c(1).switch_relay_errors.load(Order::Relaxed), uint64_t(0));
 }
 
+/*
+ * The notice the manager's port (the SM here) got within 2 s: its trap
+ * number (0: none), details, issuer LID and TID; repressed at once so it
+ * is not repeated into the next check.
+ */
+uint16_t notice_at_sm(Rig &r, uint8_t *details, uint16_t &issuer)
+{
+	for (int i = 0; i < 2000 && !r.pm.count(); i++)
+		weft_msleep(1);
+	Own<PacketBuf> b = r.pm.take();
+	if (!b)
+		return 0;
+	auto p = parse(b->bytes());
+	if (!p || !p.value().deth || p.value().payload.size() != mad_size)
+		return 0;
+	const auto &smp = *reinterpret_cast<const Smp *>(p.value().payload.data());
+	if (smp.mgmt_class.get() != mgmt_class::subn_lid_routed || smp.method.get() != method::trap ||
+	    smp.attr_id.get() != smp_attr::notice)
+		return 0;
+	const auto &n = *reinterpret_cast<const Notice *>(smp.data);
+	__builtin_memcpy(details, n.data_details, sizeof(n.data_details));
+	issuer = n.issuer_lid.get();
+	{
+		SpinGuardBh g(r.sw->mgmt_lock);
+		r.sw->trap_sender()->repressed_locked(*r.sw->port(0), smp.tid.get());
+	}
+	while (r.pm.take())
+		;
+	return n.trap_number.get();
+}
+
+uint32_t be32_at(const uint8_t *d) { return uint32_t(d[0]) << 24 | uint32_t(d[1]) << 16 | uint32_t(d[2]) << 8 | d[3]; }
+
+/*
+ * IBA 14.2.5.1 traps 258 and 257: with an SM known, a GMP failing QP1's
+ * Q_Key or P_Key check is reported from port 0 to the SM: LID1 the
+ * sender, LID2 the switch, the 32-bit key (a P_Key in its low half), the
+ * sender's SL and QP, QP2 1.
+ */
+void qp1_key_violations_trapped(Test &t)
+{
+	auto own = rig();
+	WEFT_ASSERT_OK(t, own);
+	Rig &r = *own.value();
+	r.sw->port(0)->sm_lid = pm_lid;
+	r.request(method::get, pma_attr::class_port_info);
+	WEFT_ASSERT_OK(t, r.send(gsi_qpn, 0x1234));
+	uint8_t d[54] = {};
+	uint16_t issuer = 0;
+	WEFT_ASSERT_EQ(t, notice_at_sm(r, d, issuer), trap::bad_q_key);
+	WEFT_EXPECT_EQ(t, issuer, sw_lid);
+	WEFT_EXPECT_EQ(t, uint16_t(d[2] << 8 | d[3]), pm_lid);
+	WEFT_EXPECT_EQ(t, uint16_t(d[4] << 8 | d[5]), sw_lid);
+	WEFT_EXPECT_EQ(t, be32_at(d + 6), uint32_t(0x1234));
+	WEFT_EXPECT_EQ(t, be32_at(d + 10), uint32_t(3) << 28 | pm_qp);
+	WEFT_EXPECT_EQ(t, be32_at(d + 14), gsi_qpn);
+	WEFT_EXPECT_EQ(t, r.c(0).bad_qkey.load(Order::Relaxed), uint64_t(1));
+	WEFT_ASSERT_OK(t, r.send(gsi_qpn, gsi_qkey, 0x8005));
+	WEFT_ASSERT_EQ(t, notice_at_sm(r, d, issuer), trap::bad_p_key);
+	WEFT_EXPECT_EQ(t, be32_at(d + 6), uint32_t(0x8005));
+	WEFT_EXPECT_EQ(t, r.c(0).bad_pkey.load(Order::Relaxed), uint64_t(1));
+	/* A good GMP is answered, and raises nothing. */
+	WEFT_ASSERT_OK(t, r.send());
+	WEFT_ASSERT_TRUE(t, r.answered());
+	WEFT_EXPECT_EQ(t, r.resp.hdr.status.get(), uint16_t(0));
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_switch_gsi, WEFT_CASE(class_port_info_from_qp1), WEFT_CASE(port_counters_by_port_select),
-		WEFT_CASE(qp1_checks_and_other_classes), WEFT_CASE(forwarded_unicast_counted));
+		WEFT_CASE(qp1_checks_and_other_classes), WEFT_CASE(forwarded_unicast_counted),
+		WEFT_CASE(qp1_key_violations_trapped));
