@@ -8,6 +8,8 @@
 #   1. malformed add_target strings: the in-tree errnos; the disks with
 #      their sizes and vendor strings; a second add_target: EEXIST;
 #      malformed logins over the wire: SRP_LOGIN_REJ with their reasons
+#      and malformed IUs on a logged-in channel: SRP_RSP "invalid IU" or
+#      a counted drop, the target answering a command after each
 #   2. data: fio --verify=crc32c, ext4 round trip; on the wire, every
 #      command's data fast-registered with a key of its own (srp_pcap.py)
 #   3. sg_reset of the LUN and of the target under verified I/O
@@ -52,6 +54,7 @@ tc_setup() {
 	/srpt/$wwn/acls create $(iport weft0)
 	/srpt/$wwn/acls create $(iport weft2)
 	/srpt/$wwn/acls create ib.$(hexgid weft1 | cut -c17-32)$(hexgid weft0 | cut -c17-32)
+	/srpt/$wwn/acls create ib.00000000000000ee$(hexgid weft0 | cut -c17-32)
 	/srpt/$wwn/luns create /backstores/ramdisk/rd0
 	/srpt/$wwn/luns create /backstores/fileio/fi0
 	EOF
@@ -92,8 +95,8 @@ sg_inq "$fi" | grep -q "Product identification: fi0" || bad "sg_inq product of L
 # 1b. Malformed logins over the wire (a CM client with raw private data,
 #     weft_selftest_cm_client pdata=): each rejected with the SRP_LOGIN_REJ
 #     reason of SRP 5.2.3 table 11; the target keeps serving (step 2).
-login_hex() { # OPCODE IT_IU_LEN BUF_FMT FLAGS TARGET_PORT_ID(32 hex)
-	printf '%02x%014x%016x%08x%08x%04x%02x%010x%016x%s%s' "$1" 0 0 "$2" 0 "$3" "$4" 0 0 \
+login_hex() { # OPCODE IT_IU_LEN BUF_FMT FLAGS TARGET_PORT_ID(32 hex) [INITIATOR_EXT]
+	printf '%02x%014x%016x%08x%08x%04x%02x%010x%016x%s%s' "$1" 0 0 "$2" 0 "$3" "$4" 0 "${6:-0}" \
 		"$(hexgid weft0 | cut -c17-32)" "$5"
 }
 tid=$ng1$ng1
@@ -116,6 +119,76 @@ if weft_insmod weft_selftest_cm_client dev=weft0 dest=weft1 service=0x$ng1 pdata
 	rmmod weft_selftest_cm_client
 else
 	bad "a 10-byte login was not rejected"
+fi
+
+# 1c. Malformed IUs on a channel (SRP 5.6-5.7), sent by the same client
+#     after a login of its own (initiator_ext 0xee, an ACL of its own; IT IU
+#     64 bytes, indirect descriptors only), each followed by a TEST UNIT
+#     READY the target must answer: "invalid IU" (CHECK CONDITION,
+#     response code 2), "TM function not supported" (4), or a counted drop
+#     (module parameter dropped_ius) for an unknown type or an IU too short
+#     to carry a tag.
+srp_cmd() { # FMT OUT_CNT IN_CNT TAG ADD_CDB_LEN CDB(32 hex) [descriptors, hex]
+	printf '02%08x%02x%02x%02x%016x%08x%016x%06x%02x%s%s' 0 "$1" "$2" "$3" "$4" 0 0 0 "$5" "$6" "${7:-}"
+}
+desc() { printf '%016x%08x%08x' "$1" "$2" "$3"; } # VA KEY LEN
+read10=28000000000000000100000000000000
+write10=2a000000000000000100000000000000
+tur=00000000000000000000000000000000
+ius=(
+	"$(srp_cmd 0 0 0 1 0 $tur | sed 's/^02/55/')" # an unknown IU type
+	"$(srp_cmd 0 0 0 2 16 $tur)"                  # 4 words of additional CDB, none in the IU
+	"$(srp_cmd 0x10 1 0 3 0 $write10 "$(desc 0x1000 0x1234 512)")" # direct: not negotiated
+	"$(srp_cmd 0x02 0 2 4 0 $read10 "$(desc 0 0 16)00000200$(desc 0x1000 0x1234 256)$(desc 0x2000 0x1234 256)")" # table of one, count two
+	"$(srp_cmd 0x02 0 4 5 0 $read10 "$(desc 0 0 64)00000200$(desc 0x1000 0x1234 512)")" # four counted, one there
+	"$(printf '01%014x%016x%08x%016x%04x%02x%02x%016x%016x' 0 6 0 0 0 0x77 0 0 0)" # TSK_MGMT function 0x77
+	"$(srp_cmd 0 0 0 7 0 $tur | cut -c1-20)"     # 10 bytes
+	"$(srp_cmd 0 0 0 8 0 $tur)$(printf '%048d' 0)" # 72 bytes, 64 negotiated
+)
+# The first probe meets LIO's unit attention (REPORTED LUNS DATA HAS
+# CHANGED: the second LUN was mapped after the first), the others are GOOD.
+want="-/02 02.02/00 02.02/00 02.02/00 02.02/00 00.04/00 -/00 02.02/00"
+drops0=$(cat /sys/module/weft_srpt/parameters/dropped_ius)
+pd=$(login_hex 0 64 4 0 "$tid" 0xee)
+# Captured on weft0's port for tshark (below).
+cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/srp-iu.pcap &
+cap=$!
+for i in $(seq 1 50); do [ "$(stat -c %s /tmp/srp-iu.pcap)" -ge 24 ] && break; sleep 0.1; done
+if weft_insmod weft_selftest_cm_client dev=weft0 dest=weft1 service=0x$ng1 login=$pd \
+	probe="$(srp_cmd 0 0 0 0x7072 0 $tur)" ius="$(IFS=,; echo "${ius[*]}")"; then
+	got=$(cat /sys/module/weft_selftest_cm_client/parameters/iu_replies)
+	[ "$got" = "$want" ] || bad "malformed IUs answered '$got', want '$want'"
+	rmmod weft_selftest_cm_client
+else
+	bad "the IU client failed: $(dmesg | grep weft_selftest_cm_client | tail -3)"
+fi
+drops=$(($(cat /sys/module/weft_srpt/parameters/dropped_ius) - drops0))
+[ "$drops" = 2 ] || bad "target dropped $drops IUs, want 2 (unknown type, too short)"
+# 1d. tshark's view of that capture (Wireshark has no SRP dissector: its
+#     "srp" is H.324's; the IUs are RC SEND payloads to it): no malformed
+#     or flagged packet; the CM REQ to the target's service carries the
+#     SRP_LOGIN_REQ as its private data (zero-padded to 92 bytes), the REP
+#     an SRP_LOGIN_RSP (opcode 0xc0); the 16 IUs and probes are RC SENDs.
+sleep 1
+kill $cap
+wait $cap 2>/dev/null
+# Wireshark 4.0's RPC-over-RDMA heuristic throws on any RC SEND payload
+# shorter than its header (the 10-byte IU; a hand-made 12-byte SEND of
+# zeros too): "[Malformed Packet: RPCoRDMA]".  Not ours to judge: off.
+ts() { weft_ib_tshark --disable-heuristic rpcrdma_infiniband "$@" 2>>/tmp/srp-tshark.err; }
+if weft_pcap_user0 /tmp/srp-iu.pcap /tmp/srp-iu.147.pcap; then
+	flagged=$(ts -r /tmp/srp-iu.147.pcap -Y '_ws.malformed || _ws.expert.severity >= warning' | wc -l)
+	[ "$flagged" = 0 ] || bad "tshark flags $flagged packets: $(ts -r /tmp/srp-iu.147.pcap -Y _ws.malformed | head -3)"
+	req=$(ts -r /tmp/srp-iu.147.pcap -Y "infiniband.cm.req.serviceid == 0x$ng1" -T fields \
+		-e infiniband.cm.req.private | head -1 | tr -d :)
+	[ "$req" = "$pd$(printf '%056d' 0)" ] || bad "tshark: REQ private data '$req', want the login '$pd' (+ 28 zero bytes)"
+	rep=$(ts -r /tmp/srp-iu.147.pcap -Y 'infiniband.mad.attributeid == 0x0013' -T fields \
+		-e infiniband.cm.rep.private | head -1 | tr -d :)
+	[ "${rep:0:2}" = c0 ] || bad "tshark: REP private data '$rep' is no SRP_LOGIN_RSP"
+	sends=$(ts -r /tmp/srp-iu.147.pcap -Y "infiniband.bth.opcode == 4 && infiniband.lrh.slid == $(cat /sys/class/infiniband/weft0/ports/1/lid)" | wc -l)
+	[ "$sends" -ge 16 ] || bad "tshark: $sends RC SENDs from weft0, want the 16 IUs and probes"
+else
+	bad "weft0's capture is not a pcap"
 fi
 
 echo "== 2"

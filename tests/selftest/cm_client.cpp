@@ -7,6 +7,12 @@
  *   pdata         a REQ to the service with this private data (hex), which the
  *                 listener must reject: the reason, and bytes 4-7 of the REJ's
  *                 private data (an SRP_LOGIN_REJ's reason, SRP 5.2.3);
+ *   login, ius    a REQ to the service with the private data @login, which the
+ *                 listener must accept (an SRP login), then each IU of @ius
+ *                 (hex, comma-separated) sent on the connection, each followed
+ *                 by @probe, a request that must be answered: what answered
+ *                 each IU (iu_replies: SRP_RSP status and response code, or
+ *                 "-" for nothing) and its probe;
  *   unreach_lid   connect to a LID nobody has: Unreachable, and how long it took;
  *   cycles        connect, echo one message, disconnect, that many times;
  *   concurrent    that many connections up at once, each echoing one message;
@@ -36,6 +42,7 @@
 #include <weft/mad/sa.h>
 #include <weft/wait.h>
 
+#include "../../ulp/srp/srp_wire.h"
 #include "cm_selftest.h"
 
 using namespace weft;
@@ -161,10 +168,10 @@ public:
 
 	/* Set up @c (QP and Id) and send the REQ. */
 	Result<void> start(Conn &c, const iba::PathRecord &path, uint64_t service, uint8_t retries = 15,
-			   ConstBytes pdata = ConstBytes())
+			   ConstBytes pdata = ConstBytes(), uint32_t depth = 2)
 	{
 		c = Conn();
-		c.qp = WEFT_TRY(res_.rc_qp(2));
+		c.qp = WEFT_TRY(res_.rc_qp(depth));
 		c.id = WEFT_TRY(cm::create_id(*res_.dev, *this, &c));
 		cm::ConnectParam cp;
 		cp.qp = c.qp;
@@ -230,6 +237,9 @@ public:
 
 	Result<void> reject_check();
 	Result<void> pdata_check(const char *hex);
+	Result<void> iu_check(const weft_cm_client_params &p);
+	Result<void> iu_exchange(Conn &c, ConstBytes iu, ConstBytes probe, char *token, size_t room);
+	Result<void> next_wc(verbs::Wc &wc);
 	Result<void> unreach_check(uint16_t lid);
 	Result<void> cycles(unsigned int n);
 	Result<void> concurrent(unsigned int n);
@@ -269,22 +279,29 @@ Result<void> Client::reject_check()
 	return got && c->reason == iba::cm::rej::invalid_service_id ? Result<void>(ok()) : Error(err::EPROTO);
 }
 
-/* IBA 12.7.2: up to 92 bytes of REQ private data, given as hex digits. */
-Result<void> Client::pdata_check(const char *hex)
+/* Hex digits up to @end (or the string's end) into @out; the bytes, or EINVAL. */
+Result<size_t> unhex(const char *hex, const char *end, uint8_t *out, size_t cap)
 {
-	uint8_t pd[92];
 	size_t n = 0;
-	for (; hex[0] && hex[1]; hex += 2) {
+	for (; hex != end && hex[0] && hex[1] && hex + 1 != end; hex += 2) {
 		auto nib = [](char h) -> int {
 			return h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : -1;
 		};
 		int hi = nib(hex[0]), lo = nib(hex[1]);
-		if (hi < 0 || lo < 0 || n == sizeof(pd))
+		if (hi < 0 || lo < 0 || n == cap)
 			return Error(err::EINVAL);
-		pd[n++] = static_cast<uint8_t>(hi << 4 | lo);
+		out[n++] = static_cast<uint8_t>(hi << 4 | lo);
 	}
-	if (*hex)
+	if (hex != end && *hex)
 		return Error(err::EINVAL);
+	return n;
+}
+
+/* IBA 12.7.2: up to 92 bytes of REQ private data, given as hex digits. */
+Result<void> Client::pdata_check(const char *hex)
+{
+	uint8_t pd[92];
+	const size_t n = WEFT_TRY(unhex(hex, nullptr, pd, sizeof(pd)));
 	auto c = WEFT_TRY(make_own<Conn>(Gfp::Sleep));
 	auto r = start(*c, path_, service_, 15, ConstBytes(pd, n));
 	bool rejected = r && wait(c->failed, 10000) && c->reason;
@@ -293,6 +310,122 @@ Result<void> Client::pdata_check(const char *hex)
 	release(*c);
 	WEFT_TRY(r);
 	return rejected ? Result<void>(ok()) : Error(err::EPROTO);
+}
+
+/* The next completion on the client's CQ, successful, within 15 s. */
+Result<void> Client::next_wc(verbs::Wc &wc)
+{
+	for (int spins = 0; res_.cq->poll(Span<verbs::Wc>(&wc, 1)) != 1; spins++) {
+		if (stopping())
+			return Error(err::ENODEV);
+		if (spins > 15000)
+			return Error(err::ETIMEDOUT);
+		weft_msleep(1);
+	}
+	if (wc.status != verbs::WcStatus::Success) {
+		log.err("completion of QP %06x: status %u", wc.qp_num, unsigned(wc.status));
+		return Error(err::EIO);
+	}
+	return ok();
+}
+
+namespace iu {
+constexpr uint32_t nrecv = 8, rsp_room = 256;
+constexpr uint64_t send_id = 1ull << 32;
+} // namespace iu
+
+/*
+ * Send @m then @probe on @c and collect the answers until the probe's
+ * (its tag): an SRP target answers requests in the order it received them
+ * or not at all, so whatever answered @m came before.  @token gets
+ * "<status>.<response code>" of @m's SRP_RSP ("--" without response data)
+ * or "-", then "/<status>" of the probe's.
+ */
+Result<void> Client::iu_exchange(Conn &c, ConstBytes m, ConstBytes probe, char *token, size_t room)
+{
+	const ConstBytes both[2] = {m, probe};
+	for (ConstBytes b : both) {
+		verbs::Sge sg{reinterpret_cast<uint64_t>(b.data()), static_cast<uint32_t>(b.size()), res_.mr->lkey};
+		verbs::SendWr w;
+		w.wr_id = iu::send_id;
+		w.sg = Span<const verbs::Sge>(&sg, 1);
+		WEFT_TRY(c.qp->post_send(w));
+	}
+	token[0] = '-';
+	token[1] = 0;
+	for (;;) {
+		verbs::Wc wc;
+		WEFT_TRY(next_wc(wc));
+		if (wc.wr_id == iu::send_id)
+			continue;
+		const uint8_t *r = reinterpret_cast<const uint8_t *>(wc.wr_id);
+		if (wc.byte_len < sizeof(srp::wire::Rsp) || r[0] != srp::wire::op::rsp)
+			return Error(err::EBADMSG);
+		srp::wire::Rsp rsp;
+		__builtin_memcpy(&rsp, r, sizeof(rsp));
+		const bool has_code = (rsp.flags & srp::wire::rsp_flag::rspvalid) &&
+				      wc.byte_len >= sizeof(rsp) + 4 && rsp.resp_data_len.get() >= 4;
+		const bool is_probe = !__builtin_memcmp(rsp.tag, probe.data() + 8, 8);
+		const size_t used = __builtin_strlen(token);
+		if (is_probe)
+			format(token + used, room - used, "/%02x", rsp.status);
+		else if (has_code)
+			format(token, room, "%02x.%02x", rsp.status, r[sizeof(rsp) + 3]);
+		else
+			format(token, room, "%02x.--", rsp.status);
+		verbs::Sge sg{wc.wr_id, iu::rsp_room, res_.mr->lkey};
+		verbs::RecvWr rw;
+		rw.wr_id = wc.wr_id;
+		rw.sg = Span<const verbs::Sge>(&sg, 1);
+		WEFT_TRY(c.qp->post_recv(rw));
+		if (is_probe)
+			return ok();
+	}
+}
+
+/* A login that must be accepted, then raw IUs on its connection (iu_exchange()). */
+Result<void> Client::iu_check(const weft_cm_client_params &p)
+{
+	uint8_t pd[92];
+	const size_t npd = WEFT_TRY(unhex(p.login, nullptr, pd, sizeof(pd)));
+	auto buf = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, iu::nrecv * iu::rsp_room + 2 * 1024));
+	uint8_t *m = &buf[iu::nrecv * iu::rsp_room], *probe = m + 1024;
+	const size_t nprobe = WEFT_TRY(unhex(p.probe ? p.probe : "", nullptr, probe, 1024));
+	if (nprobe < 16)
+		return Error(err::EINVAL);
+	auto c = WEFT_TRY(make_own<Conn>(Gfp::Sleep));
+	auto r = start(*c, path_, service_, 15, ConstBytes(pd, npd), 2 * iu::nrecv + 4);
+	if (r && !wait(c->established))
+		r = Error(c->failed ? err::ECONNREFUSED : err::ETIMEDOUT);
+	for (uint32_t i = 0; i < iu::nrecv && r; i++) {
+		verbs::Sge sg{reinterpret_cast<uint64_t>(&buf[i * iu::rsp_room]), iu::rsp_room, res_.mr->lkey};
+		verbs::RecvWr rw;
+		rw.wr_id = sg.addr;
+		rw.sg = Span<const verbs::Sge>(&sg, 1);
+		r = c->qp->post_recv(rw);
+	}
+	char *out = weft_cm_client_iu_replies;
+	const size_t cap = sizeof(weft_cm_client_iu_replies);
+	out[0] = 0;
+	for (const char *s = p.ius; r && s && *s;) {
+		const char *end = __builtin_strchr(s, ',');
+		auto n = unhex(s, end, m, 1024);
+		if (!n) {
+			r = Error(n.error());
+			break;
+		}
+		char token[16];
+		r = iu_exchange(*c, ConstBytes(m, n.value()), ConstBytes(probe, nprobe), token, sizeof(token));
+		const size_t used = __builtin_strlen(out);
+		format(out + used, cap - used, "%s%s", used ? " " : "", r ? token : "error");
+		s = end ? end + 1 : nullptr;
+	}
+	if (r)
+		r = cm::disconnect(*c->id);
+	if (r && !wait(c->disconnected))
+		r = Error(err::ETIMEDOUT);
+	release(*c);
+	return r;
 }
 
 Result<void> Client::unreach_check(uint16_t lid)
@@ -404,6 +537,8 @@ Result<void> Client::run(const weft_cm_client_params &p)
 		WEFT_TRY(reject_check());
 	if (p.pdata)
 		WEFT_TRY(pdata_check(p.pdata));
+	if (p.login)
+		WEFT_TRY(iu_check(p));
 	if (p.unreach_lid)
 		WEFT_TRY(unreach_check(static_cast<uint16_t>(p.unreach_lid)));
 	if (p.cycles)

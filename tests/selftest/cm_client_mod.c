@@ -28,6 +28,17 @@ MODULE_PARM_DESC(reject_check, "connect to an unserved service: the connect must
 module_param_named(pdata, p.pdata, charp, 0444);
 MODULE_PARM_DESC(pdata, "hex private data of a REQ to service, which must be rejected (a ULP's login)");
 
+module_param_named(login, p.login, charp, 0444);
+MODULE_PARM_DESC(login, "hex private data of a REQ to service which must be accepted (an SRP login); then ius");
+module_param_named(ius, p.ius, charp, 0444);
+MODULE_PARM_DESC(ius, "comma-separated hex IUs sent on the login's connection, each followed by probe");
+module_param_named(probe, p.probe, charp, 0444);
+MODULE_PARM_DESC(probe, "hex request sent after each IU, which must be answered (its tag: bytes 8-15)");
+
+char weft_cm_client_iu_replies[512];
+module_param_string(iu_replies, weft_cm_client_iu_replies, sizeof(weft_cm_client_iu_replies), 0444);
+MODULE_PARM_DESC(iu_replies, "per IU: SRP_RSP status.response code or - (no answer), / the probe's status (read only)");
+
 unsigned int weft_cm_client_cycles_done, weft_cm_client_concurrent_done, weft_cm_client_held,
 	weft_cm_client_peer_disconnects, weft_cm_client_reject_reason, weft_cm_client_reject_ms,
 	weft_cm_client_unreach_ms, weft_cm_client_lost, weft_cm_client_reject_word;

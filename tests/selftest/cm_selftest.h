@@ -105,11 +105,13 @@ struct weft_cm_client_params {
 	unsigned int cycles, concurrent, hold, unreach_lid;
 	bool reject_check;
 	char *pdata; /* hex: a REQ with this private data to @service, which must reject it */
+	char *login, *ius, *probe; /* hex: an accepted login, IUs sent after it, each then @probe */
 };
 /* lost: held connections released because the client's device went away. */
 extern unsigned int weft_cm_client_cycles_done, weft_cm_client_concurrent_done, weft_cm_client_held,
 	weft_cm_client_peer_disconnects, weft_cm_client_reject_reason, weft_cm_client_reject_ms,
 	weft_cm_client_unreach_ms, weft_cm_client_lost, weft_cm_client_reject_word;
+extern char weft_cm_client_iu_replies[512]; /* what answered each of @ius (cm_client.cpp) */
 int weft_selftest_cm_client_run(const struct weft_cm_client_params *p);
 void weft_selftest_cm_client_stop(void);
 

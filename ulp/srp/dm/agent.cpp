@@ -69,6 +69,18 @@ void Agent::set_present(bool p)
 		/* IBA 16.3.3.3: ChangeID moves whenever an IOC comes or goes. */
 		want = (uint32_t(p) << 16) | uint16_t(u.change_id + 1);
 	} while (!state_.compare_exchange(v, want, Order::Relaxed, Order::Relaxed));
+	/*
+	 * Nothing in IBA tells subscribers that an IOC came (16.3 has no
+	 * notice of its own), so the port re-announces itself: the bit off
+	 * and on again is two traps 144 (IBA 14.2.5.1), and a subscriber
+	 * that rescans a port whose new CapabilityMask has the bit
+	 * (srp_daemon) finds the IOC.  In-tree, the IOC is there from load,
+	 * so the trap of the bit's first setting says it.
+	 */
+	if (p) {
+		(void)port_.device.modify_port(port_.port, 0, verbs::port_cap::is_device_management_supported);
+		(void)port_.device.modify_port(port_.port, verbs::port_cap::is_device_management_supported, 0);
+	}
 }
 
 void Agent::recv(mad::Agent &a, const mad::Mad &m, const mad::MadAddr &from)

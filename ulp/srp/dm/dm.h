@@ -22,8 +22,9 @@
  * attach() needs weft_mad's port (a verbs client registered after
  * weft_mad, from its add() on); detach() must run before that client's
  * remove() returns.  attach() and detach() sleep.  The Ioc is copied and
- * fixed for the Agent's life; set_present() may be called any time from
- * any context.  A new Agent answers with its controller present unless
+ * fixed for the Agent's life; set_present(false) may be called any time
+ * from any context, set_present(true) sleeps (it re-announces the port:
+ * the capability bit off and on, two traps 144).  A new Agent answers with its controller present unless
  * attach() says otherwise (in-tree ib_srpt shows it whenever loaded;
  * weft_srpt's host only while LIO has an enabled target port there):
  * srp_daemon asks for the profile of present slots only.
@@ -96,7 +97,10 @@ public:
 	 */
 	void detach();
 
-	/* Slot 1 present or not installed; a change bumps IOUnitInfo.ChangeID. */
+	/*
+	 * Slot 1 present or not installed; a change bumps IOUnitInfo.ChangeID,
+	 * and an IOC appearing toggles the capability bit (trap 144).
+	 */
 	void set_present(bool p);
 	UnitState unit() const { return unpack(state_.load(Order::Relaxed)); }
 	const Ioc &ioc() const { return ioc_; }

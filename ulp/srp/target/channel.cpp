@@ -85,6 +85,8 @@ Result<void> Channel::login(cm::Id &id, const cm::RequestInfo &req, const LoginR
 {
 	const uint32_t it_iu = lreq.req_it_iu_len.get(); /* checked: parse::login() */
 	__builtin_memcpy(i_port_id_, lreq.initiator_port_id, 16);
+	it_iu_ = it_iu;
+	fmts_ = lreq.req_buf_fmt.get();
 	char gid_name[40], guid_name[24];
 	if (!hca_.port_names(port_, gid_name, guid_name)) {
 		reason = rej::unable_establish;
@@ -264,8 +266,7 @@ void Channel::received(uint32_t i, uint32_t len)
 		shutdown(); /* SRP 6.3: the initiator ends the channel */
 		return;
 	} else if (opc != op::cred_rsp && opc != op::aer_rsp) {
-		SpinGuard g(lock_);
-		dropped_++;
+		count_drop();
 	}
 	post_recv(i);
 }

@@ -59,6 +59,8 @@ Result<void> Channel::parse_desc(IoCtx &io, const uint8_t *iu, uint32_t len, int
 	io.ndesc = 0;
 	io.desc_total = 0;
 	const parse::CmdData d = WEFT_TRY(parse::cmd(iu, len, desc_of(io)));
+	if (!parse::fmt_negotiated(fmts_, d.fmt))
+		return Error(err::EINVAL);
 	io.ndesc = d.ndesc;
 	io.desc_total = d.total;
 	dir = d.dir;
@@ -73,10 +75,7 @@ void Channel::handle_cmd(IoCtx &io, const uint8_t *iu, uint32_t len)
 	io.tag = 0;
 	if (len < sizeof(cmd)) {
 		/* Too short to have a tag worth answering: counted and dropped. */
-		{
-			SpinGuard g(lock_);
-			dropped_++;
-		}
+		count_drop();
 		put_ioctx(io);
 		return;
 	}
@@ -84,7 +83,9 @@ void Channel::handle_cmd(IoCtx &io, const uint8_t *iu, uint32_t len)
 	io.tag = tag_get(cmd.tag);
 	int dir;
 	uint32_t data_len;
-	if (!parse_desc(io, iu, len, dir, data_len)) {
+	/* SRP 5.2.1: no IU may exceed the length the login agreed on. */
+	if (len > it_iu_ || !parse_desc(io, iu, len, dir, data_len)) {
+		io.ndesc = 0;
 		reply(io, sam_check_condition, true, rsp_code::invalid_iu);
 		return;
 	}
@@ -100,16 +101,17 @@ void Channel::handle_tsk_mgmt(IoCtx &io, const uint8_t *iu, uint32_t len)
 	TskMgmt tm;
 	io.lio = false;
 	if (len < sizeof(tm)) {
-		{
-			SpinGuard g(lock_);
-			dropped_++;
-		}
+		count_drop();
 		put_ioctx(io);
 		return;
 	}
 	__builtin_memcpy(&tm, iu, sizeof(tm));
 	io.tag = tag_get(tm.tag);
 	io.ndesc = 0;
+	if (len > it_iu_) {
+		reply(io, 0, true, rsp_code::invalid_iu);
+		return;
+	}
 	io.lio = true;
 	if (weft_srpt_tmr_submit(io.cmd, tm.lun, tm.function, tag_get(tm.task_tag), io.tag)) {
 		io.lio = false;

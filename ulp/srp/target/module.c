@@ -23,6 +23,10 @@ static unsigned int max_rsp_size = 256;
 module_param(max_rsp_size, uint, 0444);
 MODULE_PARM_DESC(max_rsp_size, "Largest SRP response IU sent (sense data included), bytes, 64..4096 (default 256)");
 
+unsigned long weft_srpt_dropped_ius;
+module_param_named(dropped_ius, weft_srpt_dropped_ius, ulong, 0444);
+MODULE_PARM_DESC(dropped_ius, "Request IUs dropped unanswered: unknown type, or too short for a tag (read only)");
+
 static int __init weft_srpt_init(void)
 {
 	int ret;

@@ -63,7 +63,7 @@ Result<uint32_t> indirect(const uint8_t *add, uint32_t room, uint32_t count, Dir
 Result<CmdData> cmd(const uint8_t *iu, uint32_t len, DirectBuf *desc)
 {
 	Cmd c;
-	CmdData d{WEFT_SRPT_DIR_NONE, 0, 0};
+	CmdData d{WEFT_SRPT_DIR_NONE, 0, 0, desc::none};
 	if (len < sizeof(c))
 		return Error(err::EINVAL);
 	__builtin_memcpy(&c, iu, sizeof(c));
@@ -76,6 +76,7 @@ Result<CmdData> cmd(const uint8_t *iu, uint32_t len, DirectBuf *desc)
 	if (fmt == desc::none)
 		return d;
 	d.dir = out_fmt ? WEFT_SRPT_DIR_TO_TARGET : WEFT_SRPT_DIR_FROM_TARGET;
+	d.fmt = fmt;
 	const uint8_t *add = iu + sizeof(c);
 	const uint32_t room = len - sizeof(c);
 	if (fmt == desc::direct) {

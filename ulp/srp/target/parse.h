@@ -32,6 +32,7 @@ struct CmdData {
 	int dir;
 	uint32_t ndesc;
 	uint32_t total;
+	uint8_t fmt; /* srp::wire::desc::none, direct or indirect */
 };
 inline constexpr uint32_t max_desc = 255; /* the one-byte descriptor count */
 
@@ -43,6 +44,17 @@ inline constexpr uint32_t max_desc = 255; /* the one-byte descriptor count */
  * indirect table whose length is not its count's, or more than 4 GiB.
  */
 Result<CmdData> cmd(const uint8_t *iu, uint32_t len, srp::wire::DirectBuf *desc);
+
+/*
+ * SRP 5.2.1 / 5.6.2: whether a command's descriptor format @fmt is one the
+ * login's REQUIRED BUFFER FORMATS (@req_buf_fmt) named; no data always is.
+ */
+inline bool fmt_negotiated(uint16_t req_buf_fmt, uint8_t fmt)
+{
+	using namespace srp::wire;
+	return fmt == desc::none || (fmt == desc::direct && (req_buf_fmt & buf_fmt::direct)) ||
+	       (fmt == desc::indirect && (req_buf_fmt & buf_fmt::indirect));
+}
 
 /* What an SRP_RSP says about a command (the SCSI side of it). */
 struct RspStatus {

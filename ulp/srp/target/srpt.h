@@ -101,6 +101,8 @@ private:
 	/* io.cpp: commands, RDMA and responses. */
 	void handle_cmd(IoCtx &io, const uint8_t *iu, uint32_t len);
 	void handle_tsk_mgmt(IoCtx &io, const uint8_t *iu, uint32_t len);
+	/* An IU dropped unanswered (malformed or unknown): counted module-wide. */
+	static void count_drop() { __atomic_fetch_add(&weft_srpt_dropped_ius, 1, __ATOMIC_RELAXED); }
 	IoCtx *get_ioctx();
 	void put_ioctx(IoCtx &io);
 	Result<void> parse_desc(IoCtx &io, const uint8_t *iu, uint32_t len, int &dir,
@@ -130,6 +132,8 @@ private:
 	verbs::Cq *cq_ = nullptr;
 	verbs::Qp *qp_ = nullptr;
 	uint32_t sges_ = 1; /* send SGEs per WR */
+	uint32_t it_iu_ = 0;  /* the login's largest IU, bytes (SRP 5.2.1) */
+	uint16_t fmts_ = 0;   /* the login's REQUIRED BUFFER FORMATS */
 	Array<uint8_t> recv_buf_; /* rq_size IUs of max_req_size */
 	Array<uint8_t> rsp_buf_;  /* rq_size responses of max_rsp_size */
 	Array<srp::wire::DirectBuf> desc_buf_; /* max_desc per IoCtx */
@@ -144,7 +148,6 @@ private:
 	uint32_t sq_avail_ = 0;
 	uint32_t credit_delta_ = 0; /* credits owed beyond the one each response returns */
 	uint32_t wait_head_ = 0, nwait_ = 0;
-	uint64_t dropped_ = 0; /* IUs dropped: malformed or unknown */
 	/* Received request IUs waiting for an IoCtx (LIO has not released one yet), in order. */
 	Array<uint32_t> pending_rx_;
 	Array<uint32_t> rx_len_;

@@ -21,6 +21,9 @@ WEFT_C_BEGIN
 struct weft_srpt_sess;
 struct weft_srpt_cmd;
 
+/* Request IUs dropped unanswered, all channels (module parameter dropped_ius). */
+extern unsigned long weft_srpt_dropped_ius;
+
 /* Data directions (as enum dma_data_direction). */
 #define WEFT_SRPT_DIR_NONE 3
 #define WEFT_SRPT_DIR_TO_TARGET 1   /* DMA_TO_DEVICE: a WRITE's data-out */
