@@ -107,7 +107,7 @@ if find "$WEFT_MODDIR" -name weft_isert.ko | grep -q .; then
 		--size=8M --iodepth=8 --verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output=/tmp/iser-fio.out >/dev/null 2>&1 || bad "fio verify: $(tail -20 /tmp/iser-fio.out)"
 	grep -q "err= 0" /tmp/iser-fio.out || bad "fio reported errors: $(grep err= /tmp/iser-fio.out)"
-	fio --name=seq --filename="$dev" --direct=1 --ioengine=libaio --rw=write --bs=1M --size=16M \
+	fio --name=seq --filename="$dev" --direct=1 --ioengine=libaio --rw=write --bs=1M --size=8M \
 		--iodepth=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output=/tmp/iser-seq.out >/dev/null 2>&1 || bad "fio 1 MiB verify: $(tail -20 /tmp/iser-seq.out)"
 	# On the wire: each command's data registered with a key of its own.

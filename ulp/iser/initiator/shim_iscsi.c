@@ -525,6 +525,8 @@ int weft_iser_transport_register(void)
 {
 	if (iser_pi_enable)
 		pr_warn("weft_iser: T10-PI requested but not supported, continuing without T10-PI\n");
+	if (!iser_always_register)
+		pr_warn("weft_iser: always_register=N is not supported, every command's data is still registered\n");
 	if (iser_max_sectors < 64 || iser_max_sectors > 8192)
 		return -EINVAL;
 	weft_iser_set_params(iser_max_sectors);
