@@ -27,7 +27,8 @@ rcm=/sys/module/weft_rdma_cm/parameters
 tr=/sys/class/iscsi_transport/iser
 iqn=iqn.2026-12.org.weft:iser-test
 
-weft_load weft_hca:hcas=0 || exit 1
+# A capture ring that holds all of step 3's capture: a slow reader drops nothing.
+weft_load "weft_hca:hcas=0 capture_ring_kb=16384" || exit 1
 weft_star 2 || bad "switch, HCAs and cables"
 weft_sm_start weft0 2
 weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM"
@@ -114,11 +115,14 @@ if find "$WEFT_MODDIR" -name weft_isert.ko | grep -q .; then
 	cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/iser.pcap &
 	cap=$!
 	sleep 0.5
-	fio --name=cap --filename="$dev" --direct=1 --ioengine=libaio --rw=randrw --bs=64k --size=4M \
-		--io_size=8M --iodepth=8 >/tmp/iser-cap.out 2>&1 || bad "fio under capture: $(tail -3 /tmp/iser-cap.out)"
+	# Reads 16 KiB (RDMA WRITE), writes 4 KiB (immediate data only: no STag, invalidated
+	# locally) and 16 KiB (the rest by RDMA READ).
+	fio --name=cap --filename="$dev" --direct=1 --ioengine=libaio --rw=randrw --bssplit=16k/100,4k/50:16k/50 \
+		--size=2M --iodepth=8 >/tmp/iser-cap.out 2>&1 || bad "fio under capture: $(tail -3 /tmp/iser-cap.out)"
 	sleep 0.5
 	kill $cap
 	wait $cap 2>/dev/null
+	dmesg | grep "capture stopped" | tail -1
 	python3 "$WEFT_REPO/tests/integration/iser_pcap.py" /tmp/iser.pcap || bad "iSER STags on the wire"
 	mkfs.ext4 -q -F "$dev" >/tmp/iser-mkfs.out 2>&1 || bad "mkfs.ext4: $(cat /tmp/iser-mkfs.out)"
 	mkdir -p /mnt/iser && mount "$dev" /mnt/iser || bad "mount"

@@ -184,9 +184,10 @@ struct Seg {
 
 Result<verbs::PageList> pages_of(const Seg *s, uint32_t n, uint64_t *pages, uint32_t max)
 {
+	/* As the shims: up to @m entries, none past the list's end. */
 	return verbs::page_list<Seg>(n, 4096, Span<uint64_t>(pages, max),
-				     [s](uint32_t f, Seg *out, uint32_t m) {
-					     for (uint32_t i = 0; i < m; i++)
+				     [s, n](uint32_t f, Seg *out, uint32_t m) {
+					     for (uint32_t i = 0; i < m && f + i < n; i++)
 						     out[i] = s[f + i];
 				     });
 }
