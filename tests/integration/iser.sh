@@ -10,8 +10,13 @@
 #      endpoints), weft_iser not held
 #   3. with the LIO iSER target (weft_isert, when built): discovery lists
 #      the target, login, `iscsiadm -m session -P 3` shows transport iser
-#      and a disk; fio --verify=crc32c (4 KiB and 64 KiB writes read back),
-#      mkfs.ext4, a file written, caches dropped, read back equal;
+#      and a disk; the host takes 512 KiB commands (one fast registration:
+#      max_sectors 1024 as in-tree, 128 segments); fio --verify=crc32c
+#      (4 KiB and 64 KiB writes read back, then 1 MiB sequential), mkfs.ext4,
+#      a file written, caches dropped, read back equal; on the wire (weft0's
+#      capture, iser_pcap.py) every command's STag is its own registration
+#      and the target's RDMA uses only those; weft_iser's PD has no
+#      remote key for all memory (rdma res: no unsafe_global_rkey);
 #      rmmod weft_iser refused while logged in, logout, then 3 more
 #      login/logout cycles
 #   4. rmmod weft_iser clean
@@ -22,7 +27,8 @@ rcm=/sys/module/weft_rdma_cm/parameters
 tr=/sys/class/iscsi_transport/iser
 iqn=iqn.2026-12.org.weft:iser-test
 
-weft_load weft_hca:hcas=0 || exit 1
+# A capture ring that holds all of step 3's capture: a slow reader drops nothing.
+weft_load "weft_hca:hcas=0 capture_ring_kb=16384" || exit 1
 weft_star 2 || bad "switch, HCAs and cables"
 weft_sm_start weft0 2
 weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM"
@@ -90,11 +96,34 @@ if find "$WEFT_MODDIR" -name weft_isert.ko | grep -q .; then
 	dev=/dev/$(iscsiadm -m session -P 3 | sed -n 's/.*Attached scsi disk \([a-z]*\).*/\1/p' | head -1)
 	[ -b "$dev" ] || bad "no block device: $dev"
 	echo "note: logged in at $(date +%s), disk $dev"
+	q=/sys/block/${dev##*/}/queue
+	[ "$(cat $q/max_hw_sectors_kb)" = 512 ] && [ "$(cat $q/max_segments)" = 128 ] ||
+		bad "host limits: max_hw_sectors_kb $(cat $q/max_hw_sectors_kb), max_segments $(cat $q/max_segments) (want 512, 128)"
+	# Fast registration only: the DMA MR has local rights (in-tree's "unsafe global rkey" absent).
+	pd=$(rdma res show pd 2>&1 | grep "comm \[weft_iser\]")
+	grep -q "local_dma_lkey 0x" <<<"$pd" || bad "weft_iser's PD not listed: $pd"
+	grep -q "unsafe_global_rkey" <<<"$pd" && bad "weft_iser's DMA MR has remote rights: $pd"
 	# Data: reads by the target's RDMA WRITE, writes by immediate data and RDMA READ.
 	fio --name=verify --filename="$dev" --direct=1 --ioengine=libaio --rw=randwrite --bs=4k,64k \
 		--size=8M --iodepth=8 --verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output=/tmp/iser-fio.out >/dev/null 2>&1 || bad "fio verify: $(tail -20 /tmp/iser-fio.out)"
 	grep -q "err= 0" /tmp/iser-fio.out || bad "fio reported errors: $(grep err= /tmp/iser-fio.out)"
+	fio --name=seq --filename="$dev" --direct=1 --ioengine=libaio --rw=write --bs=1M --size=8M \
+		--iodepth=4 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output=/tmp/iser-seq.out >/dev/null 2>&1 || bad "fio 1 MiB verify: $(tail -20 /tmp/iser-seq.out)"
+	# On the wire: each command's data registered with a key of its own.
+	cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/iser.pcap &
+	cap=$!
+	sleep 0.5
+	# Reads 16 KiB (RDMA WRITE), writes 4 KiB (immediate data only: no STag, invalidated
+	# locally) and 16 KiB (the rest by RDMA READ).
+	fio --name=cap --filename="$dev" --direct=1 --ioengine=libaio --rw=randrw --bssplit=16k/100,4k/50:16k/50 \
+		--size=2M --iodepth=8 >/tmp/iser-cap.out 2>&1 || bad "fio under capture: $(tail -3 /tmp/iser-cap.out)"
+	sleep 0.5
+	kill $cap
+	wait $cap 2>/dev/null
+	dmesg | grep "capture stopped" | tail -1
+	python3 "$WEFT_REPO/tests/integration/iser_pcap.py" /tmp/iser.pcap || bad "iSER STags on the wire"
 	mkfs.ext4 -q -F "$dev" >/tmp/iser-mkfs.out 2>&1 || bad "mkfs.ext4: $(cat /tmp/iser-mkfs.out)"
 	mkdir -p /mnt/iser && mount "$dev" /mnt/iser || bad "mount"
 	head -c 3M /dev/urandom >/tmp/iser-file

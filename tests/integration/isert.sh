@@ -10,7 +10,8 @@
 #   2. rmmod weft_isert is refused while the portal has iSER;
 #   3. rping (not iSER) connects to port 3260 from h0 (so the listener is
 #      in h1's namespace): the target accepts with the iSER CM header
-#      (IBTA A12: ZBVA and Send-with-Invalidate not used, 0xc0, in the
+#      (IBTA A12: ZBVA not used, Send with Invalidate used since rping's
+#      REQ private data does not refuse it, 0x80, as in-tree, in the
 #      REP's private data, and RNR retry count 7, in a capture of
 #      weft0's port), counts rping's message as dropped (too short for an
 #      iSER PDU), and frees the connection once rping is gone (LIO's
@@ -112,7 +113,7 @@ PY
 )
 echo "isert: REP's first private data bytes and RNR retry count: $rep"
 read -r pd rnr <<<"$rep"
-[ "$pd" = c0000000 ] || bad "REP private data '$pd', want the iSER CM header c0000000"
+[ "$pd" = 80000000 ] || bad "REP private data '$pd', want the iSER CM header 80000000"
 [ "$rnr" = 7 ] || bad "REP RNR retry count '$rnr', want 7"
 rm -rf "$tmp"
 echo "isert: rping checked at $(date +%s)"

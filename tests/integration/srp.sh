@@ -27,7 +27,8 @@ fail=0
 bad() { echo "srp: $*"; fail=1; }
 cfs=/sys/kernel/config/weft
 
-weft_load weft_hca:hcas=0 || exit 1
+# A capture ring that holds all of step 2b's capture: a slow reader drops nothing.
+weft_load "weft_hca:hcas=0 capture_ring_kb=16384" || exit 1
 weft_insmod weft_srpt || exit 1
 weft_star 3 || bad "switch, HCAs and cables"
 weft_sm_start weft0 2

@@ -10,17 +10,10 @@
 import struct
 import sys
 
-d = open(sys.argv[1], "rb").read()
-assert len(d) >= 24 and struct.unpack("<I", d[20:24])[0] == 247, "not a Weft capture"
-off, cmds, reth_keys = 24, [], set()
-while off + 16 <= len(d):
-    incl = struct.unpack("<I", d[off + 8:off + 12])[0]
-    p = d[off + 16:off + 16 + incl]
-    off += 16 + incl
-    if len(p) < 20:
-        continue
-    o = 8 + (40 if p[1] & 3 == 3 else 0)  # LRH, then the GRH if LNH says so
-    op, pay = p[o], p[o + 12:]
+import ib_pcap
+
+cmds, reth_keys = [], set()
+for op, pay in ib_pcap.packets(sys.argv[1]):
     if op == 0x04 and len(pay) >= 64 and pay[0] == 0x02:  # RC SEND Only: SRP_CMD
         fmt = pay[5]
         tag = struct.unpack(">Q", pay[8:16])[0]

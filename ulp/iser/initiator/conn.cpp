@@ -74,7 +74,7 @@ Result<rdma_cm::SockAddr> Conn::peer()
 	return dst_;
 }
 
-/* Own Context on the resolved device: PD, DMA MR (remote rights: the STags), CQ, QP. */
+/* Own Context on the resolved device: PD, DMA MR (local rights only), the slots' MRs, CQ, QP. */
 Result<void> Conn::setup_verbs(rdma_cm::Id &id)
 {
 	const rdma_cm::Info info = rdma_cm::info(id);
@@ -85,8 +85,8 @@ Result<void> Conn::setup_verbs(rdma_cm::Id &id)
 		ctx_ = ctx;
 	}
 	pd_ = WEFT_TRY(ctx->alloc_pd());
-	mr_ = WEFT_TRY(ctx->get_dma_mr(pd_, verbs::access::local_write | verbs::access::remote_read |
-						    verbs::access::remote_write));
+	mr_ = WEFT_TRY(ctx->get_dma_mr(pd_, verbs::access::local_write));
+	WEFT_TRY(alloc_regs(*ctx, dev));
 	verbs::Cq *cq = WEFT_TRY(ctx->create_cq(sq_depth + rx_ring + 2, cq_event, this));
 	verbs::QpInitAttr init;
 	init.type = verbs::QpType::Rc;
@@ -146,9 +146,9 @@ int Conn::event(const rdma_cm::Event &e)
 	case T::RouteResolved: {
 		auto r = setup_verbs(*e.id);
 		if (r) {
-			/* IBTA Annex A12: no zero-based VAs; no remote invalidation (DMA MR STags). */
+			/* IBTA Annex A12: no zero-based VAs; STags per command, remote invalidation welcome. */
 			wire::CmHeader h;
-			pdu::build_cm_req(h, false);
+			pdu::build_cm_req(h, true);
 			rdma_cm::ConnParam cp;
 			cp.private_data = ConstBytes(reinterpret_cast<const uint8_t *>(&h), sizeof(h));
 			cp.responder_resources = static_cast<uint8_t>(min<uint32_t>(
@@ -169,6 +169,7 @@ int Conn::event(const rdma_cm::Event &e)
 			SpinGuardBh g(lock_);
 			if (state_ == State::Connecting)
 				state_ = State::Up;
+			remote_inv_ = pdu::rep_uses_remote_inv(e.conn.private_data);
 		}
 		waitq_.wake_all();
 		break;
@@ -289,7 +290,8 @@ Result<void> Conn::post_rx_locked(uint32_t i)
 	return qp_->post_recv(wr);
 }
 
-Result<void> Conn::post_send_locked(uint64_t wr_id, const uint8_t *hdrs, uintptr_t data, uint32_t len)
+Result<void> Conn::post_send_locked(uint64_t wr_id, const uint8_t *hdrs, uintptr_t data, uint32_t len,
+				    uint32_t lkey)
 {
 	verbs::Sge sge[2];
 	sge[0].addr = reinterpret_cast<uintptr_t>(hdrs);
@@ -297,7 +299,7 @@ Result<void> Conn::post_send_locked(uint64_t wr_id, const uint8_t *hdrs, uintptr
 	sge[0].lkey = mr_->lkey;
 	sge[1].addr = data;
 	sge[1].length = len;
-	sge[1].lkey = mr_->lkey;
+	sge[1].lkey = lkey;
 	verbs::SendWr wr;
 	wr.wr_id = wr_id;
 	wr.opcode = verbs::WrOpcode::Send;
@@ -326,7 +328,7 @@ int Conn::send_control(void *task, uint8_t *hdrs, const void *data, uint32_t len
 		ffp_ = true;
 	}
 	auto r = post_send_locked(no_response ? wr_put | reinterpret_cast<uintptr_t>(task) : 0, hdrs,
-				  reinterpret_cast<uintptr_t>(data), len);
+				  reinterpret_cast<uintptr_t>(data), len, mr_->lkey);
 	return r ? 0 : send_errno(r.error());
 }
 
@@ -337,26 +339,43 @@ struct DataOut {
 };
 } // namespace
 
-/* RFC 7145 7.3.5, 7.3.6: STags for what the target moves by RDMA; immediate data in the SEND. */
+/*
+ * RFC 7145 7.3.5, 7.3.6: STags for what the target moves by RDMA, each a
+ * registration of this command's data with only the rights its
+ * direction needs (a write sent all unsolicited: none); immediate data
+ * rides in the SEND from the same registration.
+ */
 int Conn::send_command(void *task, uint8_t *hdrs, const weft_iser_cmd &c)
 {
 	pdu::Stags s;
 	SpinGuardBh g(lock_);
 	if (!qp_ || state_ != State::Up)
 		return -err::ENOTCONN;
-	if (c.dir == WEFT_ISER_DIR_READ && c.len) {
+	const bool data = c.dir != WEFT_ISER_DIR_NONE && c.len;
+	const bool rdma_read = data && c.dir == WEFT_ISER_DIR_WRITE && c.len > c.imm_len + c.unsol_len;
+	uint64_t iova = 0;
+	if (data) {
+		const uint32_t access = c.dir == WEFT_ISER_DIR_READ
+						? verbs::access::local_write | verbs::access::remote_write
+						: (rdma_read ? verbs::access::remote_read : 0);
+		auto r = register_locked(task, c, access);
+		if (!r)
+			return r.error().code() == err::EINVAL ? -err::EINVAL : send_errno(r.error());
+		iova = *r;
+	}
+	if (data && c.dir == WEFT_ISER_DIR_READ) {
 		s.rsv = true;
-		s.read_stag = mr_->rkey;
-		s.read_va = c.kva;
-	} else if (c.dir == WEFT_ISER_DIR_WRITE && c.len > c.imm_len + c.unsol_len) {
+		s.read_stag = fr_key_[c.slot];
+		s.read_va = iova;
+	} else if (rdma_read) {
 		/* The target reads what was not sent unsolicited, from the VA after it. */
 		s.wsv = true;
-		s.write_stag = mr_->rkey;
-		s.write_va = c.kva + c.imm_len + c.unsol_len;
+		s.write_stag = fr_key_[c.slot];
+		s.write_va = iova + c.imm_len + c.unsol_len;
 	}
 	pdu::build_header(*reinterpret_cast<wire::Header *>(hdrs), s);
-	const uint32_t imm = c.dir == WEFT_ISER_DIR_WRITE ? c.imm_len : 0;
-	auto r = post_send_locked(0, hdrs, c.kva, imm);
+	const uint32_t imm = data && c.dir == WEFT_ISER_DIR_WRITE ? c.imm_len : 0;
+	auto r = post_send_locked(0, hdrs, iova, imm, imm ? fr_key_[c.slot] : mr_->lkey);
 	return r ? 0 : send_errno(r.error());
 }
 
@@ -374,9 +393,11 @@ Result<void> Conn::send_data_outs(void *task, const weft_iser_cmd &c)
 		}
 		pdu::build_header(*reinterpret_cast<wire::Header *>(d->hdrs), pdu::Stags{});
 		SpinGuardBh g(lock_);
-		auto r = qp_ && state_ == State::Up ? post_send_locked(wr_free | reinterpret_cast<uintptr_t>(d),
-									d->hdrs, c.kva + off, len)
-						    : Result<void>(Error(err::ENOTCONN));
+		/* From the command's registration (send_command made it). */
+		auto r = qp_ && state_ == State::Up && c.slot < fr_.size() && fr_live_[c.slot]
+				 ? post_send_locked(wr_free | reinterpret_cast<uintptr_t>(d), d->hdrs,
+						    fr_iova_[c.slot] + off, len, fr_key_[c.slot])
+				 : Result<void>(Error(err::ENOTCONN));
 		if (!r) {
 			delete d;
 			return r;
@@ -461,7 +482,8 @@ void Conn::received(const uint8_t *buf, uint32_t cap, const verbs::Wc &wc)
 		lost(rx.error().code() == err::EBADMSG);
 		return;
 	}
-	if (weft_iser_shim_complete_pdu(ic, rx->bhs, rx->data, rx->dlength))
+	if (!remote_invalidated(ic, reinterpret_cast<const uint8_t *>(rx->bhs), wc) ||
+	    weft_iser_shim_complete_pdu(ic, rx->bhs, rx->data, rx->dlength))
 		lost(false);
 }
 

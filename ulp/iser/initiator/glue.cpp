@@ -69,8 +69,7 @@ int weft_iser_limits(void *conn, struct weft_iser_limits *out)
 {
 	if (!conn_of(conn)->up())
 		return -err::EINVAL;
-	out->max_cmds = max_cmds;
-	out->sg_tablesize = 1; /* one contiguous buffer per command: the DMA MR's VA range */
+	conn_of(conn)->limits(*out);
 	return 0;
 }
 
@@ -105,3 +104,5 @@ int weft_iser_send_data_outs(void *conn, void *task, const struct weft_iser_cmd 
 	auto r = conn_of(conn)->send_data_outs(task, *c);
 	return r ? 0 : -r.error().code();
 }
+
+void weft_iser_task_done(void *conn, uint32_t slot) { conn_of(conn)->task_done(slot); }

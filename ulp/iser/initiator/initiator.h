@@ -6,7 +6,11 @@
  * login receive buffer and, in full feature phase, a ring of receive
  * buffers.  Every PDU goes as one SEND of the task's 76-byte headers and
  * its data segment; solicited data moves by the target's RDMA READ and
- * WRITE against the DMA MR's rkey (the buffer's kernel address as VA).
+ * WRITE against the command's own fast registration (reg.cpp): one
+ * fast-reg MR per task slot, registered with a new key and only the
+ * direction's remote rights ahead of the command SEND, invalidated when
+ * libiscsi cleans the task up (or by the target's Send with Invalidate).
+ * The DMA MR has local rights only: headers, receive buffers, login data.
  *
  * Lifetimes.  A Conn is counted: one reference for the iscsi endpoint
  * (ep_connect .. ep_disconnect), one for the binding to an iscsi_conn
@@ -40,7 +44,9 @@ inline constexpr uint32_t login_rx_data = 32768; /* a SendTargets answer up to L
 inline constexpr uint32_t login_rx_len = wire::hdrs_len + login_rx_data;
 inline constexpr uint32_t max_cmds = 128;
 inline constexpr uint32_t rx_ring = max_cmds + 16; /* responses, NOP-Ins, async events */
-inline constexpr uint32_t sq_depth = 1024;
+/* Per command LOCAL_INV, REG_MR, SEND and its unsolicited Data-Outs; control PDUs. */
+inline constexpr uint32_t sq_depth = 2048;
+inline constexpr uint32_t page_size = 4096; /* the page lists' (and the host's virt boundary) */
 
 class Conn final : public RefCounted<Conn>, public rdma_cm::Handler {
 public:
@@ -64,6 +70,10 @@ public:
 			 bool to_ffp, bool no_response);
 	int send_command(void *task, uint8_t *hdrs, const weft_iser_cmd &c);
 	Result<void> send_data_outs(void *task, const weft_iser_cmd &c);
+	/* What one registration covers (limits for the Scsi_Host). */
+	void limits(struct weft_iser_limits &out);
+	/* The task in @slot is done: its registration goes (IBA 10.6.3.6). */
+	void task_done(uint32_t slot);
 
 	int event(const rdma_cm::Event &e) override;
 
@@ -78,7 +88,13 @@ private:
 	void lost(bool datalen);
 	Result<void> post_rx_locked(uint32_t i);
 	Result<void> post_login_rx_locked();
-	Result<void> post_send_locked(uint64_t wr_id, const uint8_t *hdrs, uintptr_t data, uint32_t len);
+	Result<void> post_send_locked(uint64_t wr_id, const uint8_t *hdrs, uintptr_t data, uint32_t len,
+				      uint32_t lkey);
+	/* reg.cpp: fast registration per task slot. */
+	Result<void> alloc_regs(verbs::Context &ctx, const verbs::Device &dev);
+	Result<void> post_local_locked(verbs::WrOpcode op, uint32_t slot, uint32_t key, uint32_t access);
+	Result<uint64_t> register_locked(void *task, const weft_iser_cmd &c, uint32_t access);
+	bool remote_invalidated(void *iconn, const uint8_t *bhs, const verbs::Wc &wc);
 	static void cq_event(verbs::Cq &cq, void *arg);
 	static void poll_work(Work &w);
 	void poll();
@@ -103,6 +119,14 @@ private:
 	bool ffp_ = false, login_posted_ = false;
 	Array<uint8_t> login_rx_; /* login_rx_len */
 	Array<uint8_t> rx_;	  /* rx_ring x ffp_rx_len, from bind */
+	/* reg.cpp: one fast-reg MR per task slot (max_cmds), from setup_verbs. */
+	bool remote_inv_ = false;	/* the REP: the target may Send with Invalidate */
+	uint32_t fr_pages_max_ = 0;	/* pages per MR */
+	Array<verbs::Mr *> fr_;		/* freed with the Context */
+	Array<uint32_t> fr_key_;	/* each slot's key, as last registered */
+	Array<uint8_t> fr_live_;	/* 1: registered, not invalidated since */
+	Array<uint64_t> fr_iova_;	/* each slot's region start, as last registered */
+	Array<uint64_t> fr_pages_;	/* the page list being built (under lock_) */
 };
 
 } // namespace weft::iser

@@ -25,17 +25,25 @@ struct weft_iser_addr {
 
 /* What a connection supports, for the session's Scsi_Host. */
 struct weft_iser_limits {
-	uint32_t max_cmds;     /* commands in flight */
-	uint32_t sg_tablesize; /* data segments per command */
+	uint32_t max_cmds;     /* commands in flight (and task indices: below max_cmds) */
+	uint32_t sg_tablesize; /* scatterlist entries per command (4 KiB virt boundary) */
+	uint32_t max_sectors;  /* what one fast registration covers, capped by the parameter */
 };
 
-/* A SCSI command's data, as the shim found it (one contiguous kernel buffer, or none). */
+/* A SCSI command's data, as the shim found it: a scatterlist, or none. */
 struct weft_iser_cmd {
-	uintptr_t kva;	     /* the data buffer */
-	uint32_t len;	     /* its length (EDTL) */
+	uint32_t slot;	     /* the task's index in its session (libiscsi's task->itt) */
+	uint32_t nsg;	     /* scatterlist entries (weft_iser_shim_cmd_sg) */
+	uint32_t len;	     /* the data's length (EDTL) */
 	int dir;	     /* WEFT_ISER_DIR_* */
 	uint32_t imm_len;    /* immediate data: the first imm_len bytes ride in the command SEND */
 	uint32_t unsol_len;  /* more unsolicited data (Data-Out PDUs) after the immediate part */
+};
+
+/* One scatterlist entry: kernel address and length. */
+struct weft_iser_seg {
+	uintptr_t kva;
+	uint32_t len;
 };
 #define WEFT_ISER_DIR_NONE 0
 #define WEFT_ISER_DIR_WRITE 1
@@ -57,6 +65,14 @@ void weft_iser_shim_put_task(void *task);
  * offset and length in @off/@len; false when none is left.
  */
 bool weft_iser_shim_next_data_out(void *task, void *bhs, uint32_t *off, uint32_t *len);
+
+/* Scatterlist entries @first.. of @task's command, up to @max of them. Atomic context. */
+void weft_iser_shim_cmd_sg(void *task, uint32_t first, struct weft_iser_seg *segs, uint32_t max);
+/*
+ * The task index (task->itt) of the SCSI command a received SCSI Response
+ * BHS answers, or -1 when it names none (remote invalidation's check).
+ */
+int weft_iser_shim_rsp_slot(void *iconn, const void *bhs);
 
 /* shim_iscsi.c, for module.c: the transport "iser" (EEXIST while another has the name). */
 int weft_iser_transport_register(void);
@@ -96,10 +112,17 @@ void weft_iser_unbind(void *conn);
  */
 int weft_iser_send_control(void *conn, void *task, uint8_t *hdrs, const void *data, uint32_t len,
 			   bool login_task, bool to_ffp, bool no_response);
-/* A SCSI command PDU: STags for its buffer, its immediate data. Atomic context. */
+/*
+ * A SCSI command PDU: its data fast-registered (a new STag for the
+ * task's slot, the direction's rights), the STags in the iSER header, its
+ * immediate data.  Atomic context.  -EINVAL: the scatterlist is not a
+ * page list or the slot is out of range (the command fails).
+ */
 int weft_iser_send_command(void *conn, void *task, uint8_t *hdrs, const struct weft_iser_cmd *c);
 /* The unsolicited Data-Outs left (weft_iser_shim_next_data_out), one SEND each. Atomic context. */
 int weft_iser_send_data_outs(void *conn, void *task, const struct weft_iser_cmd *c);
+/* cleanup_task: the task's registration is invalidated (unless the target did). Atomic context. */
+void weft_iser_task_done(void *conn, uint32_t slot);
 
 WEFT_C_END
 

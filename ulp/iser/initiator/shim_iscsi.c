@@ -30,7 +30,7 @@ MODULE_PARM_DESC(max_lun, "Largest LUN scanned (default 512, as in-tree)");
 
 static unsigned int iser_max_sectors = 1024;
 module_param_named(max_sectors, iser_max_sectors, uint, 0444);
-MODULE_PARM_DESC(max_sectors, "Largest command in 512-byte sectors, 64..8192 (default 1024; limited by one data segment per command, see Documentation/iser.md)");
+MODULE_PARM_DESC(max_sectors, "Largest command in 512-byte sectors, 64..8192 (default 1024, as in-tree; limited to what one fast registration covers: 4088)");
 
 static bool iser_pi_enable;
 module_param_named(pi_enable, iser_pi_enable, bool, 0444);
@@ -38,7 +38,7 @@ MODULE_PARM_DESC(pi_enable, "T10-PI: not supported by Weft (no signature MRs); Y
 
 static bool iser_always_register = true;
 module_param_named(always_register, iser_always_register, bool, 0444);
-MODULE_PARM_DESC(always_register, "Accepted for compatibility: Weft always describes buffers with the DMA MR (see Documentation/iser.md)");
+MODULE_PARM_DESC(always_register, "Accepted for compatibility: Weft always fast-registers each command's data (N is not supported)");
 
 static struct scsi_transport_template *iser_scsi_transport;
 static struct iscsi_transport weft_iser_transport;
@@ -71,6 +71,37 @@ void weft_iser_shim_put_task(void *task)
 	local_bh_disable();
 	iscsi_put_task(task);
 	local_bh_enable();
+}
+
+void weft_iser_shim_cmd_sg(void *p, uint32_t first, struct weft_iser_seg *segs, uint32_t max)
+{
+	struct scsi_cmnd *sc = ((struct iscsi_task *)p)->sc;
+	struct scatterlist *sg;
+	uint32_t i;
+
+	scsi_for_each_sg(sc, sg, scsi_sg_count(sc), i) {
+		if (i >= first + max)
+			break;
+		if (i >= first)
+			segs[i - first] = (struct weft_iser_seg){ (uintptr_t)sg_virt(sg), sg->length };
+	}
+}
+
+int weft_iser_shim_rsp_slot(void *iconn, const void *bhs)
+{
+	const struct iscsi_hdr *h = bhs;
+	struct iscsi_conn *conn = iconn;
+	struct iscsi_task *task;
+	int slot = -1;
+
+	if ((h->opcode & ISCSI_OPCODE_MASK) != ISCSI_OP_SCSI_CMD_RSP)
+		return -1;
+	spin_lock_bh(&conn->session->back_lock);
+	task = iscsi_itt_to_ctask(conn, h->itt);
+	if (task)
+		slot = task->itt;
+	spin_unlock_bh(&conn->session->back_lock);
+	return slot;
 }
 
 bool weft_iser_shim_next_data_out(void *p, void *bhs, uint32_t *off, uint32_t *len)
@@ -196,7 +227,9 @@ static struct iscsi_cls_session *iser_session_create(struct iscsi_endpoint *ep, 
 	shost->max_cmd_len = 16;
 	shost->sg_tablesize = lim.sg_tablesize;
 	shost->can_queue = min_t(u32, cmds_max, lim.max_cmds);
-	shost->max_sectors = min_t(u32, iser_max_sectors, shost->max_segment_size >> 9);
+	shost->max_sectors = lim.max_sectors;
+	/* Every scatterlist a page list, as one fast registration per command needs (reg.cpp). */
+	shost->virt_boundary_mask = SZ_4K - 1;
 	if (iscsi_host_add(shost, NULL))
 		goto free_host;
 	cls_session = iscsi_session_setup(&weft_iser_transport, shost, shost->can_queue, 0,
@@ -333,26 +366,22 @@ static bool login_to_ffp(struct iscsi_task *task)
 	       ISCSI_LOGIN_NEXT_STAGE(h->flags) == ISCSI_FULL_FEATURE_PHASE;
 }
 
-/* The command's one data segment (sg_tablesize 1), as a kernel address. */
-static int cmd_of(struct iscsi_task *task, struct weft_iser_cmd *c)
+/* The command's data: its scatterlist, registered by the C++ side (reg.cpp). */
+static void cmd_of(struct iscsi_task *task, struct weft_iser_cmd *c)
 {
 	struct scsi_cmnd *sc = task->sc;
 
 	memset(c, 0, sizeof(*c));
+	c->slot = task->itt;
 	c->len = scsi_bufflen(sc);
-	if (!c->len || sc->sc_data_direction == DMA_NONE)
-		return 0;
-	if (scsi_sg_count(sc) != 1)
-		return -EINVAL;
-	c->kva = (uintptr_t)sg_virt(scsi_sglist(sc));
-	if (scsi_sglist(sc)->length < c->len)
-		return -EINVAL;
+	c->nsg = scsi_sg_count(sc);
+	if (!c->len || !c->nsg || sc->sc_data_direction == DMA_NONE)
+		return;
 	c->dir = sc->sc_data_direction == DMA_TO_DEVICE ? WEFT_ISER_DIR_WRITE : WEFT_ISER_DIR_READ;
 	if (c->dir == WEFT_ISER_DIR_WRITE) {
 		c->imm_len = task->imm_count;
 		c->unsol_len = task->unsol_r2t.data_length;
 	}
-	return 0;
 }
 
 static int iser_xmit_task(struct iscsi_task *task)
@@ -368,9 +397,7 @@ static int iser_xmit_task(struct iscsi_task *task)
 		return weft_iser_send_control(c, task, t->hdrs, task->data, task->data_count,
 					      task == task->conn->login_task, login_to_ffp(task),
 					      task->hdr->itt == RESERVED_ITT);
-	ret = cmd_of(task, &cmd);
-	if (ret)
-		return ret;
+	cmd_of(task, &cmd);
 	if (!t->command_sent) {
 		ret = weft_iser_send_command(c, task, t->hdrs, &cmd);
 		if (ret)
@@ -382,9 +409,13 @@ static int iser_xmit_task(struct iscsi_task *task)
 	return 0;
 }
 
+/* Before the command completes (iscsi_free_task): its registration goes. */
 static void iser_cleanup_task(struct iscsi_task *task)
 {
-	/* Nothing registered per task: the DMA MR describes every buffer. */
+	void *c = conn_ctx(task->conn);
+
+	if (task->sc && c)
+		weft_iser_task_done(c, task->itt);
 }
 
 /* --- the transport --------------------------------------------------------------- */
@@ -446,7 +477,7 @@ static struct scsi_host_template iser_sht = {
 	.name = "iSCSI Initiator over iSER",
 	.queuecommand = iscsi_queuecommand,
 	.change_queue_depth = scsi_change_queue_depth,
-	.sg_tablesize = 1,
+	.sg_tablesize = 128, /* the connection's limit replaces it (weft_iser_limits) */
 	.cmd_per_lun = 512,
 	.eh_timed_out = iscsi_eh_cmd_timed_out,
 	.eh_abort_handler = iscsi_eh_abort,
@@ -494,6 +525,8 @@ int weft_iser_transport_register(void)
 {
 	if (iser_pi_enable)
 		pr_warn("weft_iser: T10-PI requested but not supported, continuing without T10-PI\n");
+	if (!iser_always_register)
+		pr_warn("weft_iser: always_register=N is not supported, every command's data is still registered\n");
 	if (iser_max_sectors < 64 || iser_max_sectors > 8192)
 		return -EINVAL;
 	weft_iser_set_params(iser_max_sectors);

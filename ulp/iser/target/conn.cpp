@@ -77,7 +77,9 @@ Result<void> Conn::start(const rdma_cm::Event &e)
 	rdma_cm::set_handler(*e.id, *this, this);
 	WEFT_TRY(rdma_cm::attach_qp(*e.id, *qp_));
 	WEFT_TRY(post_login_recv());
-	const CmHeader h = parse::rep_header();
+	/* As in-tree isert: the response invalidates the command's STag when the initiator allows it. */
+	send_w_inv_ = parse::req_accepts_inv(e.conn.private_data);
+	const CmHeader h = parse::rep_header(send_w_inv_);
 	rdma_cm::ConnParam cp;
 	cp.private_data = ConstBytes(reinterpret_cast<const uint8_t *>(&h), sizeof(h));
 	cp.initiator_depth = min<uint8_t>(e.conn.initiator_depth,

@@ -70,6 +70,21 @@ static void fill_header(weft_isert_io &io)
 	h->flags.set(opcode::iscsi_ctrl << 4);
 }
 
+/*
+ * RFC 7145 8.3.2 (as in-tree isert): a SCSI Response invalidates its
+ * command's STag (the Read STag, else the Write STag) when the initiator
+ * accepted remote invalidation.
+ */
+static void invalidate_with(verbs::SendWr &wr, const weft_isert_io &io, bool send_w_inv)
+{
+	const auto *bhs = reinterpret_cast<const Bhs *>(io.hdrs + sizeof(Header));
+	const uint32_t stag = io.read_stag ? io.read_stag : io.write_stag;
+	if (!send_w_inv || bhs->op() != iscsi_op::scsi_rsp || !stag)
+		return;
+	wr.opcode = verbs::WrOpcode::SendWithInv;
+	wr.invalidate_rkey = stag;
+}
+
 static verbs::SendWr send_wr(weft_isert_io &io, verbs::Sge *sge, uint32_t lkey)
 {
 	fill_header(io);
@@ -97,7 +112,9 @@ int Conn::send(weft_isert_io &io)
 		return -err::EAGAIN;
 	io.n_wr = 1;
 	verbs::Sge sge[2];
-	auto r = qp_->post_send(send_wr(io, sge, mr_->lkey));
+	verbs::SendWr wr = send_wr(io, sge, mr_->lkey);
+	invalidate_with(wr, io, send_w_inv_);
+	auto r = qp_->post_send(wr);
 	if (!r) {
 		retire(1);
 		return r.to_errno();
@@ -165,7 +182,9 @@ int Conn::rdma(weft_isert_io &io, bool write, const weft_isert_seg *segs, uint32
 	if (r >= 0 && write) {
 		/* Behind the WRITEs on the same send queue: placement precedes the response. */
 		verbs::Sge sge[2];
-		if (!qp_->post_send(send_wr(io, sge, mr_->lkey)))
+		verbs::SendWr wr = send_wr(io, sge, mr_->lkey);
+		invalidate_with(wr, io, send_w_inv_);
+		if (!qp_->post_send(wr))
 			r = -err::EIO;
 	}
 	if (r < 0) {

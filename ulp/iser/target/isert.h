@@ -119,6 +119,7 @@ private:
 	verbs::Cq *cq_ = nullptr;
 	verbs::Qp *qp_ = nullptr;
 	uint32_t sges_ = 1;
+	bool send_w_inv_ = false; /* the REQ allows Send with Invalidate (set before accept) */
 	Array<uint8_t> login_rx_, login_tx_, rx_;
 
 	SpinLock lock_; /* guards what follows */

@@ -53,11 +53,16 @@ Verdict login(const uint8_t *p, uint32_t byte_len, Pdu &out)
 	return out.bhs->op() == iscsi_op::login ? Verdict::Ok : Verdict::NotLogin;
 }
 
-CmHeader rep_header()
+CmHeader rep_header(bool send_w_inv)
 {
 	CmHeader h{};
-	h.flags.set(cm_flag::zbva_not_sup | cm_flag::send_w_inv_not_sup);
+	h.flags.set(static_cast<uint8_t>(cm_flag::zbva_not_sup | (send_w_inv ? 0 : cm_flag::send_w_inv_not_sup)));
 	return h;
+}
+
+bool req_accepts_inv(ConstBytes private_data)
+{
+	return private_data.size() >= 1 && !(private_data.data()[0] & cm_flag::send_w_inv_not_sup);
 }
 
 } // namespace weft::isert::parse

@@ -7,6 +7,8 @@
 #ifndef WEFT_ISERT_PARSE_H
 #define WEFT_ISERT_PARSE_H
 
+#include <weft/span.h>
+
 #include "../iser_wire.h"
 #include "isert_kapi.h"
 
@@ -33,8 +35,10 @@ Verdict pdu(const uint8_t *p, uint32_t byte_len, Pdu &out);
 /* RFC 7145 7.3.9: a Login Request in the login buffer. */
 Verdict login(const uint8_t *p, uint32_t byte_len, Pdu &out);
 
-/* IBA A12: the REP's iSER CM header (no ZBVA, no Send with Invalidate). */
-iser::wire::CmHeader rep_header();
+/* IBA A12: the REP's iSER CM header (no ZBVA; Send with Invalidate when @send_w_inv). */
+iser::wire::CmHeader rep_header(bool send_w_inv = false);
+/* IBA A12: whether the REQ's private data lets the target Send with Invalidate. */
+bool req_accepts_inv(ConstBytes private_data);
 
 /* One RDMA WR's local pieces. */
 struct Piece {

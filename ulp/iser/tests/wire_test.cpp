@@ -6,6 +6,7 @@
  * rule on DataSegmentLength, and the Annex A12 CM private data.
  */
 #include <weft/test.h>
+#include <weft/verbs/page_list.h>
 
 #include "../initiator/pdu.h"
 
@@ -175,7 +176,49 @@ void cm_private_data(Test &t)
 	WEFT_EXPECT_FALSE(t, pdu::rep_uses_remote_inv(ConstBytes(rep_inv, 0)));
 }
 
+/* verbs/page_list.h: a scatterlist as a fast registration's page list (the initiator's reg.cpp). */
+struct Seg {
+	uintptr_t kva;
+	uint32_t len;
+};
+
+Result<verbs::PageList> pages_of(const Seg *s, uint32_t n, uint64_t *pages, uint32_t max)
+{
+	/* As the shims: up to @m entries, none past the list's end. */
+	return verbs::page_list<Seg>(n, 4096, Span<uint64_t>(pages, max),
+				     [s, n](uint32_t f, Seg *out, uint32_t m) {
+					     for (uint32_t i = 0; i < m && f + i < n; i++)
+						     out[i] = s[f + i];
+				     });
+}
+
+void page_lists(Test &t)
+{
+	uint64_t pg[8];
+	/* Mid-page start, a two-page entry, a short last one: 4 pages from the first's page. */
+	const Seg ok[3] = {{0x10200, 0xe00}, {0x20000, 0x2000}, {0x40000, 0x100}};
+	auto r = pages_of(ok, 3, pg, 8);
+	WEFT_ASSERT_OK(t, r);
+	WEFT_EXPECT_EQ(t, r->iova, uint64_t(0x10200));
+	WEFT_EXPECT_EQ(t, r->len, uint64_t(0xe00 + 0x2000 + 0x100));
+	WEFT_EXPECT_EQ(t, r->n, 4u);
+	WEFT_EXPECT_EQ(t, pg[0], uint64_t(0x10000));
+	WEFT_EXPECT_EQ(t, pg[1], uint64_t(0x20000));
+	WEFT_EXPECT_EQ(t, pg[2], uint64_t(0x21000));
+	WEFT_EXPECT_EQ(t, pg[3], uint64_t(0x40000));
+	WEFT_EXPECT_ERR(t, pages_of(ok, 3, pg, 3), err::EINVAL); /* more pages than the MR */
+	/* A gap: the first entry ends mid-page, or a later one starts mid-page. */
+	const Seg gap_end[2] = {{0x10000, 0x800}, {0x20000, 0x1000}};
+	WEFT_EXPECT_ERR(t, pages_of(gap_end, 2, pg, 8), err::EINVAL);
+	const Seg gap_start[2] = {{0x10000, 0x1000}, {0x20200, 0x100}};
+	WEFT_EXPECT_ERR(t, pages_of(gap_start, 2, pg, 8), err::EINVAL);
+	/* A new registration's key: the same index, the next variant, wrapping. */
+	WEFT_EXPECT_EQ(t, verbs::next_key(0x1234ff), 0x123400u);
+	WEFT_EXPECT_EQ(t, verbs::next_key(0x123401), 0x123402u);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_iser_wire, WEFT_CASE(header_layout), WEFT_CASE(hello_round_trip),
-		WEFT_CASE(dlength_window), WEFT_CASE(short_and_foreign), WEFT_CASE(cm_private_data));
+		WEFT_CASE(dlength_window), WEFT_CASE(short_and_foreign), WEFT_CASE(cm_private_data),
+		WEFT_CASE(page_lists));

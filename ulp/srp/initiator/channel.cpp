@@ -7,6 +7,7 @@
  */
 #include <weft/log.h>
 #include <weft/mad/sa.h>
+#include <weft/verbs/page_list.h>
 
 #include "../poll.h"
 #include "initiator.h"
@@ -327,32 +328,19 @@ Result<uint32_t> Channel::register_data(uint16_t slot, bool invalidate_first, vo
 					const weft_srp_cmd_info &ci, uint64_t &iova, uint64_t &len)
 {
 	uint64_t *pages = &fr_scratch_[size_t(slot) * max_pages_];
-	uint32_t np = 0;
-	len = 0;
-	for (uint32_t f = 0; f < ci.nsg; f += 16) {
-		weft_srp_seg segs[16];
-		(void)weft_srp_cmd_sg(scmnd, f, segs, 16);
-		for (uint32_t i = 0; i < 16 && f + i < ci.nsg; i++) {
-			const uintptr_t a = segs[i].kva, end = a + segs[i].len;
-			if ((f + i && (a & (page_size - 1))) || (f + i + 1 < ci.nsg && (end & (page_size - 1))))
-				return Error(err::EINVAL);
-			if (f + i == 0)
-				iova = a;
-			for (uintptr_t pg = a & ~uintptr_t(page_size - 1); pg < end; pg += page_size) {
-				if (np == max_pages_)
-					return Error(err::EINVAL);
-				pages[np++] = pg;
-			}
-			len += segs[i].len;
-		}
-	}
+	const verbs::PageList pl = WEFT_TRY(verbs::page_list<weft_srp_seg>(
+		ci.nsg, page_size, Span<uint64_t>(pages, max_pages_),
+		[scmnd](uint32_t f, weft_srp_seg *s, uint32_t n) { (void)weft_srp_cmd_sg(scmnd, f, s, n); }));
+	iova = pl.iova;
+	len = pl.len;
+	const uint32_t np = pl.n;
 	verbs::Mr *mr = fr_[slot];
 	WEFT_TRY(mr->set_pages(Span<const uint64_t>(pages, np), page_size, iova, len));
 	uint32_t old_key, key;
 	{
 		SpinGuardIrq g(lock_);
 		old_key = fr_key_[slot];
-		key = (old_key & ~0xffu) | ((old_key + 1) & 0xffu);
+		key = verbs::next_key(old_key);
 		fr_key_[slot] = key;
 		fr_live_[slot] = 1;
 	}

@@ -115,6 +115,12 @@ void rep_header(Test &t)
 	const CmHeader h = parse::rep_header();
 	WEFT_EXPECT_EQ(t, h.flags.get(), uint8_t(0xc0));
 	WEFT_EXPECT_EQ(t, h.reserved[0] | h.reserved[1] | h.reserved[2], 0);
+	/* Send with Invalidate used: only ZBVA_NOT_SUP; the REQ's 0x40 bit refuses it. */
+	WEFT_EXPECT_EQ(t, parse::rep_header(true).flags.get(), uint8_t(0x80));
+	const uint8_t inv[4] = {0x80, 0, 0, 0}, no_inv[4] = {0xc0, 0, 0, 0};
+	WEFT_EXPECT_TRUE(t, parse::req_accepts_inv(ConstBytes(inv, 4)));
+	WEFT_EXPECT_FALSE(t, parse::req_accepts_inv(ConstBytes(no_inv, 4)));
+	WEFT_EXPECT_FALSE(t, parse::req_accepts_inv(ConstBytes(inv, 0)));
 }
 
 struct Wr {
