@@ -389,6 +389,72 @@ weft_lio_clear() {
 	return 0
 }
 
+# The iSER hosts (iser_recovery.sh, iser_sessions.sh): weft0's IPoIB
+# interface in the root namespace (iscsid's, 10.77.0.1), weft1's in
+# namespace h1 (10.77.0.2, the target's), OpenSM on weft0; weft_iser and
+# weft_isert loaded, iscsid running (pid in weft_iscsid_pid), its node
+# records reset.
+weft_iser_hosts() {
+	local a b
+	weft_load weft_hca:hcas=0 || return 1
+	weft_star 2 || return 1
+	weft_sm_start weft0 2
+	weft_wait_active weft0 weft1 || { echo "weft_iser_hosts: ports not ACTIVE"; return 1; }
+	a=$(weft_ib_netdev weft0) b=$(weft_ib_netdev weft1)
+	weft_host_add h1 && ip link set "$b" netns h1 || return 1
+	ip addr add 10.77.0.1/24 dev "$a" && ip link set "$a" up || return 1
+	weft_on h1 ip addr add 10.77.0.2/24 dev "$b" && weft_on h1 ip link set "$b" up || return 1
+	weft_until 20 'ping -c 1 -W 1 10.77.0.2 >/dev/null' || { echo "weft_iser_hosts: no ping"; return 1; }
+	modprobe -a sd_mod scsi_transport_iscsi libiscsi target_core_mod iscsi_target_mod || return 1
+	weft_insmod weft_iser && weft_insmod weft_isert || return 1
+	rm -rf /etc/iscsi/nodes /etc/iscsi/send_targets
+	mkdir -p /run/lock/iscsi
+	grep -q '^InitiatorName=' /etc/iscsi/initiatorname.iscsi 2>/dev/null ||
+		echo "InitiatorName=iqn.2026-12.org.weft:initiator" >/etc/iscsi/initiatorname.iscsi
+	# Its own session: iscsid signals its process group when it stops.
+	setsid iscsid -f >/tmp/iscsid.log 2>&1 &
+	weft_iscsid_pid=$!
+	# Ready when its control socket (abstract, ISCSIADM_ABSTRACT_NAMESPACE) listens.
+	weft_until 20 'grep -q ISCSIADM_ABSTRACT /proc/net/unix'
+	kill -0 "$weft_iscsid_pid" || { echo "weft_iser_hosts: iscsid exited: $(cat /tmp/iscsid.log)"; return 1; }
+}
+# weft_iser_target IQN: a 32 MiB ramdisk exported over iSER on
+# 10.77.0.2:3260 in h1 with an ACL for this initiator, written to LIO's
+# configfs as targetcli does (iser.sh runs targetcli itself; it takes
+# 15 s to start under TCG).  The portal is made and switched to iSER in
+# h1: LIO listens in the namespace of the writer.
+weft_iser_target() {
+	local c=/sys/kernel/config/target t initiator
+	t=$c/iscsi/$1/tpgt_1
+	initiator=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
+	mkdir -p $c/core/rd_mcp_0/rd0 && echo rd_pages=8192 >$c/core/rd_mcp_0/rd0/control &&
+		echo 1 >$c/core/rd_mcp_0/rd0/enable || return 1
+	mkdir -p "$t/lun/lun_0" && ln -s $c/core/rd_mcp_0/rd0 "$t/lun/lun_0/rd0" || return 1
+	nsenter --net=/run/netns/h1 sh -c "mkdir '$t/np/10.77.0.2:3260' && echo 1 >'$t/np/10.77.0.2:3260/iser'" ||
+		return 1
+	mkdir -p "$t/acls/$initiator/lun_0" && ln -s "$t/lun/lun_0" "$t/acls/$initiator/lun_0/lun_0" || return 1
+	echo 0 >"$t/attrib/authentication" && echo 1 >"$t/enable"
+}
+# weft_iser_disks: the disks of the iSCSI sessions (sdX, one a line).
+weft_iser_disks() {
+	iscsiadm -m session -P 3 2>/dev/null | sed -n 's/.*Attached scsi disk \([a-z]*\).*/\1/p'
+}
+# weft_iser_down: iscsid stopped, LIO cleared, weft_isert and weft_iser
+# unloaded, h1 gone, OpenSM stopped, the stack unloaded.
+weft_iser_down() {
+	local r=0
+	iscsiadm -m node -u >/dev/null 2>&1
+	iscsiadm -k 0 >/dev/null 2>&1 || kill "$weft_iscsid_pid"
+	weft_until 10 '! kill -0 "$weft_iscsid_pid" 2>/dev/null' || { echo "iscsid did not stop"; r=1; }
+	weft_lio_clear
+	rmmod weft_isert || r=1
+	rmmod weft_iser || r=1
+	ip netns del h1
+	weft_sm_stop
+	weft_unload || r=1
+	return $r
+}
+
 # Test result lines the host side counts.
 weft_result() { # NAME pass|fail [detail]
 	echo "WEFT-RESULT $2 $1${3:+ - $3}"

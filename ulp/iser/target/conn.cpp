@@ -158,6 +158,26 @@ void Conn::failed()
 	wq_.wake_all();
 	if (lio)
 		weft_isert_conn_failed(lio);
+	login_kick();
+}
+
+/*
+ * RFC 7143 6.2: a login the initiator abandoned (it disconnected after a
+ * non-final response) must not hold LIO's TPG login lock: its login work
+ * runs, finds the connection gone and drops the login.  Once only, and
+ * never after the final or a failed response (LIO frees the login then).
+ */
+void Conn::login_kick()
+{
+	iscsit_conn *lio;
+	{
+		SpinGuardBh g(lock_);
+		if (!login_waiting_ || !disconnected_ || !lio_)
+			return;
+		login_waiting_ = false;
+		lio = lio_;
+	}
+	weft_isert_login_abandoned(lio);
 }
 
 int Conn::event(const rdma_cm::Event &e)
@@ -279,6 +299,7 @@ void Conn::login_received(uint32_t byte_len)
 	{
 		SpinGuardBh g(lock_);
 		login_len_ = pdu.dlen;
+		login_waiting_ = false; /* login_next queues the login work itself */
 		lio = lio_;
 	}
 	if (lio)
@@ -316,7 +337,16 @@ int Conn::login_tx(const uint8_t *bhs, const void *data, uint32_t len, bool fail
 		if (!r)
 			return r.to_errno();
 	}
-	return post_login_send();
+	if (int e = post_login_send())
+		return e;
+	if (!failed_login) {
+		{
+			SpinGuardBh g(lock_);
+			login_waiting_ = true;
+		}
+		login_kick(); /* the initiator may have gone already */
+	}
+	return 0;
 }
 
 /* LIO's RX thread after the login: the ring, the final login response, then sleep. */

@@ -101,6 +101,7 @@ private:
 	bool np_drop();
 	void terminate();
 	void failed();
+	void login_kick();
 	bool dead() const;
 
 	static void cq_event(verbs::Cq &cq, void *arg);
@@ -127,6 +128,7 @@ private:
 	State state_ = State::Connecting;
 	bool disconnected_ = false;
 	bool login_rsp_pending_ = false;
+	bool login_waiting_ = false; /* a non-final login response sent, no request since */
 	bool logout_posted_ = false;
 	uint32_t login_ready_ = 0;   /* login requests received, not yet taken */
 	uint32_t login_len_ = 0;     /* data bytes of the one in login_rx_ */

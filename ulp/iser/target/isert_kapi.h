@@ -151,6 +151,13 @@ void weft_isert_sent(struct weft_isert_io *io, bool ok);
 void weft_isert_read_done(struct weft_isert_io *io, bool ok);
 /* The transport failed under LIO's connection: reinstate it (does not wait). */
 void weft_isert_conn_failed(struct iscsit_conn *conn);
+/*
+ * The connection went while LIO waits for its next login request: LIO's
+ * login work is queued, finds no request (weft_isert_login_wait fails)
+ * and drops the login, giving the TPG's login lock back (LIO's TCP
+ * portals do the same from the socket's state change).
+ */
+void weft_isert_login_abandoned(struct iscsit_conn *conn);
 
 WEFT_C_END
 

@@ -197,6 +197,11 @@ static void isert_get_rx_pdu(struct iscsit_conn *conn)
 	weft_isert_full_feature(conn->context);
 }
 
+void weft_isert_login_abandoned(struct iscsit_conn *conn)
+{
+	queue_delayed_work(login_wq, &conn->login_work, 0);
+}
+
 void weft_isert_conn_failed(struct iscsit_conn *conn)
 {
 	iscsit_cause_connection_reinstatement(conn, 0);
