@@ -47,10 +47,15 @@ guest_results() { # LOG PREFIX SCRIPT...
 		line=$(tr -d '\r' <"$log" | grep -a "^WEFT-RESULT [a-z]* $prefix/$(basename "$t" .sh)\( \|$\)" | tail -1)
 		case "$line" in
 		"WEFT-RESULT pass "*) record PASS "$name" ;;
-		"WEFT-RESULT fail "*) record FAIL "$name" "see $log" ;;
+		"WEFT-RESULT fail "*) record FAIL "$name" "see $log"; fail_lines "$log" "$(basename "$t" .sh)" ;;
 		*) record FAIL "$name" "no result reported (see $log)" ;;
 		esac
 	done
+}
+# A failed test's own reasons ("<test>: FAIL: ..." lines), so a run whose
+# log is gone (CI keeps only the console) still says what went wrong.
+fail_lines() { # LOG TEST
+	tr -d '\r' <"$1" | grep -a "^$2: FAIL" | head -8 | sed 's/^/     | /'
 }
 # The slowest tests of a guest stage (their WEFT-TIME lines), so a stage
 # that grows towards CI's bound shows what to trim.

@@ -5,6 +5,8 @@
  */
 #include <weft/iba/dr.h>
 
+#include <weft/rt/kapi.h>
+
 #include "packet.h"
 #include "trap.h"
 
@@ -103,6 +105,15 @@ void fill_trap(iba::Smp &smp, uint32_t tid, uint64_t m_key, uint8_t type, uint32
 	__builtin_memcpy(n.data_details, details, len < sizeof(n.data_details) ? len : sizeof(n.data_details));
 }
 
+namespace {
+
+uint64_t now_ms()
+{
+	return weft_ktime_ns() / 1000000;
+}
+
+} // namespace
+
 TrapSender::TrapSender(Node &node) : node_(node), work_(tick, WEFT_LOCK_CLASS("weft_hca_trap")) {}
 
 void TrapSender::raise(Port &port, uint8_t type, uint16_t number, const uint8_t *details, size_t len)
@@ -142,7 +153,9 @@ void TrapSender::raise_locked(Port &port, uint8_t type, uint16_t number, const u
 	free->number = number;
 	/* IBA 13.4.6.4: repeats of one notice carry its TID; a new notice gets a new one. */
 	free->tid = new_tid_locked();
+	free->due_ms = now_ms();
 	__builtin_memcpy(free->details, d, sizeof(d));
+	/* Only the new notice is due now: the others keep their own interval. */
 	work_.modify(0);
 }
 
@@ -167,7 +180,7 @@ void TrapSender::capability_changed_locked(Port &port)
 	raise_locked(port, iba::notice::type_info, trap::capability_mask, d, sizeof(d));
 }
 
-bool TrapSender::send_due()
+long TrapSender::send_due()
 {
 	struct Due {
 		Port *port;
@@ -176,20 +189,27 @@ bool TrapSender::send_due()
 	};
 	Due *due = new (Gfp::Sleep) Due[nslots];
 	if (!due)
-		return true; /* try again at the next tick */
+		return trap::interval_ms; /* try again at the next tick */
 	uint8_t n = 0;
-	bool more = false;
+	long next = -1;
 	{
 		SpinGuardBh g(node_.mgmt_lock);
+		const uint64_t now = now_ms();
 		for (Slot &s : slots_) {
 			if (!s.port)
 				continue;
+			if (s.due_ms > now) {
+				const long wait = static_cast<long>(s.due_ms - now);
+				next = next < 0 || wait < next ? wait : next;
+				continue;
+			}
 			if (s.tries >= trap::repeats) {
 				s.port = nullptr; /* no SM answered: its next sweep finds the state */
 				continue;
 			}
 			s.tries++;
-			more = true;
+			s.due_ms = now + trap::interval_ms;
+			next = next < 0 || static_cast<long>(trap::interval_ms) < next ? trap::interval_ms : next;
 			Port &p = *s.port;
 			const uint16_t lid = p.lid.load(Order::Relaxed);
 			/* The SM took the LID away since: the try is spent. */
@@ -214,14 +234,15 @@ bool TrapSender::send_due()
 		sent_.fetch_add(1, Order::Relaxed);
 	}
 	delete[] due;
-	return more;
+	return next;
 }
 
 void TrapSender::tick(DelayedWork &w)
 {
 	TrapSender *t = container_of(&w, &TrapSender::work_);
-	if (t->send_due())
-		t->work_.modify(trap::interval_ms);
+	const long next = t->send_due();
+	if (next >= 0)
+		t->work_.modify(static_cast<unsigned long>(next));
 }
 
 } // namespace weft::hca

@@ -92,12 +92,16 @@ private:
 		uint8_t type = 0, tries = 0;
 		uint16_t number = 0;
 		uint32_t tid = 0;
+		uint64_t due_ms = 0; /* its next send: each notice repeats on its own clock */
 		uint8_t details[54] = {};
 	};
 	static constexpr uint8_t nslots = 4;
 	static void tick(DelayedWork &w);
-	/* Send what is due from the slots; true if any is still outstanding. */
-	bool send_due();
+	/*
+	 * Send what is due from the slots; the ms until the next one is due,
+	 * or -1 with none outstanding.
+	 */
+	long send_due();
 
 	Node &node_;
 	Slot slots_[nslots]; /* under node_.mgmt_lock */

@@ -208,13 +208,19 @@ weft_wait_line() {
 	done
 	return 1
 }
-# weft_iperf_server NS PORT: an iperf3 server daemon in NS, listening on
-# PORT before this returns (iperf3 -D forks before it binds); 30 s.
+# weft_iperf_server NS PORT [ARGS...]: an iperf3 server daemon in NS,
+# listening on PORT before this returns (iperf3 -D forks before it binds),
+# after waiting for an earlier one-off server (-1) on PORT to go; 30 s each.
 weft_iperf_server() {
-	local i
-	weft_on "$1" iperf3 -s -D -p "$2" >/dev/null 2>&1 || return 1
+	local ns=$1 port=$2 i
+	shift 2
 	for i in $(seq 300); do
-		[ -n "$(weft_on "$1" ss -Hltn "sport = :$2")" ] && return 0
+		[ -z "$(weft_on "$ns" ss -Hltn "sport = :$port")" ] && break
+		sleep 0.1
+	done
+	weft_on "$ns" iperf3 -s -D -p "$port" "$@" >/dev/null 2>&1 || return 1
+	for i in $(seq 300); do
+		[ -n "$(weft_on "$ns" ss -Hltn "sport = :$port")" ] && return 0
 		sleep 0.1
 	done
 	return 1

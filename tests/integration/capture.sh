@@ -15,7 +15,7 @@ set -u
 fail=0
 tmp=$(mktemp -d)
 dbg=/sys/kernel/debug/weft
-bad() { echo "capture: $*"; fail=1; }
+bad() { echo "capture: FAIL: $*"; fail=1; }
 
 weft_load || exit 1
 for f in weft0/port1/capture weftsw0/port2/capture weftsw0/port8/capture weft1/port1/capture_dropped; do

@@ -15,7 +15,7 @@
 #      of everything; no splat (the harness checks the log).
 set -u
 fail=0
-bad() { echo "cm: $*"; fail=1; }
+bad() { echo "cm: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 dbg=/sys/kernel/debug/weft
 srv=/sys/module/weft_selftest_cm_server/parameters

@@ -17,7 +17,7 @@
 #      with it (no umad device on port 0: the no-argument diags fail).
 set -u
 fail=0
-bad() { echo "diags: $*"; fail=1; }
+bad() { echo "diags: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 log=/tmp/opensm.log
 lid_of() { echo $(($(cat $sys/$1/ports/1/lid))); }

@@ -11,7 +11,7 @@ set -u
 fail=0
 cfs=/sys/kernel/config/weft
 sys=/sys/class/infiniband
-bad() { echo "fabric_config: $*"; fail=1; }
+bad() { echo "fabric_config: FAIL: $*"; fail=1; }
 
 expect() { weft_expect "$@" || fail=1; }
 # put FILE VALUE: the write must succeed.

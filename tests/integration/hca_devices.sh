@@ -7,7 +7,7 @@
 # class only with weft_hca switch_sysfs=1 (Documentation/umad.md).
 set -u
 fail=0
-bad() { echo "hca_devices: $*"; fail=1; }
+bad() { echo "hca_devices: FAIL: $*"; fail=1; }
 
 weft_load || exit 1
 for d in weft0 weft1; do

@@ -11,7 +11,7 @@ fail=0
 sys=/sys/class/infiniband
 ca=$sys/weftfake0
 sw=$sys/weftfakesw0
-bad() { echo "ib_sysfs: $*"; fail=1; }
+bad() { echo "ib_sysfs: FAIL: $*"; fail=1; }
 
 expect() { weft_expect "$@" || fail=1; }
 # expect_err ERRNO-TEXT CMD...: CMD fails and says so.

@@ -88,8 +88,7 @@ echo "ipoib: ping RTT avg ${rtt:-?} ms"
 iperf() {
 	local c=$1 s=$2 a=$3 out
 	shift 3
-	weft_on "$s" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
-	sleep 0.5
+	weft_iperf_server "$s" 5201 -1 || return 1
 	out=$(weft_on "$c" timeout 40 iperf3 -c "$a" -p 5201 -t 10 "$@" 2>&1)
 	echo "$out" | tail -6
 	grep -q "receiver" <<<"$out" || return 1

@@ -22,7 +22,7 @@
 #   4. rmmod weft_iser clean
 set -u
 fail=0
-bad() { echo "iser: $*"; fail=1; }
+bad() { echo "iser: FAIL: $*"; fail=1; }
 rcm=/sys/module/weft_rdma_cm/parameters
 tr=/sys/class/iscsi_transport/iser
 iqn=iqn.2026-12.org.weft:iser-test

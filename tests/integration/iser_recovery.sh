@@ -18,7 +18,7 @@
 # The harness's splat check covers warnings and hung tasks.
 set -u
 fail=0
-bad() { echo "iser_recovery: $*"; fail=1; }
+bad() { echo "iser_recovery: FAIL: $*"; fail=1; }
 rcm=/sys/module/weft_rdma_cm/parameters
 ist=/sys/module/weft_isert/parameters
 cfs=/sys/kernel/config/weft

@@ -23,7 +23,7 @@
 #      are clean (iser_recovery.sh removes the target's)
 set -u
 fail=0
-bad() { echo "iser_sessions: $*"; fail=1; }
+bad() { echo "iser_sessions: FAIL: $*"; fail=1; }
 rcm=/sys/module/weft_rdma_cm/parameters
 iqn=iqn.2026-12.org.weft:iser-sessions
 tpg=/sys/kernel/config/target/iscsi/$iqn/tpgt_1

@@ -23,7 +23,7 @@
 #      takes DEVICE_REMOVAL without holding the removal up and its Id goes.
 set -u
 fail=0
-bad() { echo "isert: $*"; fail=1; }
+bad() { echo "isert: FAIL: $*"; fail=1; }
 rcm=/sys/module/weft_rdma_cm/parameters
 ist=/sys/module/weft_isert/parameters
 iqn=iqn.2026-12.org.weft:isert

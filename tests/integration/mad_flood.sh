@@ -14,7 +14,7 @@
 # the MAD layer); the console has no splat (vm-run).
 set -u
 fail=0
-bad() { echo "mad_flood: $*"; fail=1; }
+bad() { echo "mad_flood: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 dir=$(dirname "${BASH_SOURCE[0]}")
 writers=4 per_writer=2500

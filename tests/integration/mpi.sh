@@ -9,7 +9,7 @@
 # had found another way.
 set -u
 fail=0
-bad() { echo "mpi: $*"; fail=1; }
+bad() { echo "mpi: FAIL: $*"; fail=1; }
 here=$WEFT_REPO/tests/integration
 log=/tmp/mpi
 mkdir -p $log

@@ -12,7 +12,7 @@
 #   4. Killing OpenSM, unloading with it running: no splat, no leak.
 set -u
 fail=0
-bad() { echo "opensm: $*"; fail=1; }
+bad() { echo "opensm: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 log=/tmp/opensm.log
 

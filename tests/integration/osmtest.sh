@@ -13,7 +13,7 @@
 # osmtest_ftree.sh runs the same on a two-level fat tree.
 set -u
 fail=0
-bad() { echo "osmtest: $*"; fail=1; }
+bad() { echo "osmtest: FAIL: $*"; fail=1; }
 db=/tmp/osmtest.dat
 
 weft_load weft_hca:autoconf=0 || exit 1

@@ -16,7 +16,7 @@
 set -u
 . "$WEFT_REPO/tests/topologies/scale-lib.sh"
 fail=0
-bad() { echo "osmtest_ftree: $*"; fail=1; }
+bad() { echo "osmtest_ftree: FAIL: $*"; fail=1; }
 topo=$WEFT_REPO/tests/topologies/weft-topo.py
 db=/tmp/osmtest-ftree.dat
 

@@ -10,7 +10,7 @@
 # to its own QP (module parameter pma_redirect), which perfquery follows.
 set -u
 fail=0
-bad() { echo "perfquery: $*"; fail=1; }
+bad() { echo "perfquery: FAIL: $*"; fail=1; }
 cfs=/sys/kernel/config/weft
 out=/tmp/perfquery.out
 

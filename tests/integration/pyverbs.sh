@@ -13,7 +13,7 @@
 # printed.
 set -u
 fail=0
-bad() { echo "pyverbs: $*"; fail=1; }
+bad() { echo "pyverbs: FAIL: $*"; fail=1; }
 min=82
 # Memory windows (Documentation/uverbs.md): type 1 and 2, bind by ibv_bind_mw,
 # by a BIND_MW WR and by the new post_send API, local/remote invalidation.

@@ -23,7 +23,7 @@
 #   6. every Id and IB CM listener gone after the ULPs unload.
 set -u
 fail=0
-bad() { echo "rdma_cm: $*"; fail=1; }
+bad() { echo "rdma_cm: FAIL: $*"; fail=1; }
 cfs=/sys/kernel/config/weft
 rcm=/sys/module/weft_rdma_cm/parameters
 srv=/sys/module/weft_selftest_rcm_server/parameters

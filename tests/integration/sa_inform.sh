@@ -20,7 +20,7 @@
 #      longer lists its subscriptions.
 set -u
 fail=0
-bad() { echo "sa_inform: $*"; fail=1; }
+bad() { echo "sa_inform: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 param=/sys/module/weft_selftest_sa/parameters
 # wait_at_least FILE N: FILE's number reaches N within 30 s.

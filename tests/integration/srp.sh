@@ -24,7 +24,7 @@
 #  10. the initiator module: refused while a disk is open, clean after
 set -u
 fail=0
-bad() { echo "srp: $*"; fail=1; }
+bad() { echo "srp: FAIL: $*"; fail=1; }
 cfs=/sys/kernel/config/weft
 
 # A capture ring that holds all of step 2b's capture: a slow reader drops nothing.

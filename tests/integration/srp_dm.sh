@@ -18,7 +18,7 @@
 #      sweep ibsrpdm finds nothing.
 set -u
 fail=0
-bad() { echo "srp_dm: $*"; fail=1; }
+bad() { echo "srp_dm: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 out=/tmp/srp_dm.out
 

@@ -13,7 +13,7 @@
 #      to log in again.
 set -u
 fail=0
-bad() { echo "srp_service: $*"; fail=1; }
+bad() { echo "srp_service: FAIL: $*"; fail=1; }
 cfs=/sys/kernel/config/weft
 t=/sys/kernel/config/target
 

@@ -9,7 +9,7 @@
 # receive errors.
 set -u
 fail=0
-bad() { echo "stream_faults: $*"; fail=1; }
+bad() { echo "stream_faults: FAIL: $*"; fail=1; }
 cfs=/sys/kernel/config/weft
 messages=${WEFT_STREAM_MESSAGES:-100000}
 

@@ -15,7 +15,7 @@
 #      cable cut and made again shows as LinkDownedCounter == 1 there.
 set -u
 fail=0
-bad() { echo "switch_pma: $*"; fail=1; }
+bad() { echo "switch_pma: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 cfs=/sys/kernel/config/weft
 lid_of() { echo $(($(cat $sys/$1/ports/1/lid))); }

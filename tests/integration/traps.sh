@@ -29,7 +29,7 @@
 # port), to OpenSM's log line (its own timestamp) and to the test seeing it.
 set -u
 fail=0
-bad() { echo "traps: $*"; fail=1; }
+bad() { echo "traps: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 now() { date +%s%3N; }
 # wait_log PATTERN COUNT: the log holds COUNT lines matching PATTERN within 30 s.

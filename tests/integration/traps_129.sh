@@ -10,7 +10,7 @@
 #     port 2.
 set -u
 fail=0
-bad() { echo "traps_129: $*"; fail=1; }
+bad() { echo "traps_129: FAIL: $*"; fail=1; }
 cfs=/sys/kernel/config/weft
 now() { date +%s%3N; }
 field() { sed -n "s/^$1:\.*\([0-9]*\)\$/\1/p" /tmp/pq129.out; }

@@ -18,7 +18,7 @@
 #     refused), or of the waiting client (the server, resumed, sees it gone).
 set -u
 fail=0
-bad() { echo "ucma: $*"; fail=1; }
+bad() { echo "ucma: FAIL: $*"; fail=1; }
 log=${WEFT_UCMA_LOG:-/tmp/ucma}
 mkdir -p $log
 stats=/sys/class/misc/rdma_cm/weft_stats

@@ -13,7 +13,7 @@
 # and afterwards nothing left (weft_stats, weft_rdma_cm's Ids).
 set -u
 fail=0
-bad() { echo "ucma_apps: $*"; fail=1; }
+bad() { echo "ucma_apps: FAIL: $*"; fail=1; }
 log=${WEFT_UCMA_LOG:-/tmp/ucma_apps}
 mkdir -p $log
 stats=/sys/class/misc/rdma_cm/weft_stats

@@ -9,7 +9,7 @@
 # an open file (reads then fail with EIO; nothing hangs).
 set -u
 fail=0
-bad() { echo "umad: $*"; fail=1; }
+bad() { echo "umad: FAIL: $*"; fail=1; }
 cls=/sys/class/infiniband_mad
 
 weft_kmemleak_clear

@@ -9,7 +9,7 @@
 # still answers afterwards, and the console stays free of splats (vm-run).
 set -u
 fail=0
-bad() { echo "umad_limits: $*"; fail=1; }
+bad() { echo "umad_limits: FAIL: $*"; fail=1; }
 cls=/sys/class/infiniband_mad
 
 weft_load || exit 1

@@ -10,7 +10,7 @@
 # kernel is not tainted beyond O/E (a splat fails the whole run).
 set -u
 fail=0
-bad() { echo "unload_under_traffic: $*"; fail=1; }
+bad() { echo "unload_under_traffic: FAIL: $*"; fail=1; }
 param() { cat /sys/module/weft_selftest_ulp/parameters/$1; }
 
 

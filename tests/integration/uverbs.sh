@@ -14,7 +14,7 @@
 #     event file): no hang, DEVICE_FATAL then EIO, everything freed.
 set -u
 fail=0
-bad() { echo "uverbs: $*"; fail=1; }
+bad() { echo "uverbs: FAIL: $*"; fail=1; }
 sys=/sys/class/infiniband
 cls=/sys/class/infiniband_verbs
 here=$WEFT_REPO/tests/integration

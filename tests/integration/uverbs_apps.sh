@@ -17,7 +17,7 @@
 # Client and server run as two processes on one host, one HCA each.
 set -u
 fail=0
-bad() { echo "uverbs_apps: $*"; fail=1; }
+bad() { echo "uverbs_apps: FAIL: $*"; fail=1; }
 here=$WEFT_REPO/tests/integration
 log=/tmp/uverbs_apps
 

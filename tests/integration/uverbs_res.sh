@@ -14,7 +14,7 @@
 #     MR's length, keys for root only (CAP_NET_ADMIN, as in-tree).
 set -u
 fail=0
-bad() { echo "uverbs_res: $*"; fail=1; }
+bad() { echo "uverbs_res: FAIL: $*"; fail=1; }
 
 # count DEV KIND: KIND's count in DEV's `rdma res show` line.
 count() {
