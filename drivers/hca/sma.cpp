@@ -75,28 +75,24 @@ void bad_m_key_trap(Ctx &c, Port &p)
 	TrapSender *t = c.node.trap_sender();
 	if (!t)
 		return;
-	uint8_t d[54] = {};
-	auto put16 = [&d](size_t at, uint16_t v) {
-		d[at] = static_cast<uint8_t>(v >> 8);
-		d[at + 1] = static_cast<uint8_t>(v);
-	};
-	const uint16_t lid = p.lid.load(Order::Relaxed);
-	put16(2, lid);
-	put16(4, c.req.dr_slid.get());
-	d[6] = c.req.method.get();
-	put16(8, c.req.attr_id.get());
-	put16(10, static_cast<uint16_t>(c.req.attr_mod.get() >> 16));
-	put16(12, static_cast<uint16_t>(c.req.attr_mod.get()));
-	const uint64_t key = c.req.m_key.get();
-	for (int i = 0; i < 8; i++)
-		d[14 + i] = static_cast<uint8_t>(key >> (56 - 8 * i));
+	using BadMKey = iba::notice_details::BadMKey;
+	BadMKey d{};
+	d.lid.set(p.lid.load(Order::Relaxed));
+	d.dr_slid.set(c.req.dr_slid.get());
+	d.method.set(c.req.method.get());
+	d.attr_id.set(c.req.attr_id.get());
+	d.attr_mod.set(c.req.attr_mod.get());
+	d.m_key.set(c.req.m_key.get());
 	if (c.req.mgmt_class.get() == iba::mgmt_class::subn_directed_route) {
 		const uint8_t hops = c.req.hop_count.get() & 0x3f;
-		const uint8_t keep = hops < 30 ? hops : 30;
-		d[23] = static_cast<uint8_t>(0x80 | (hops > 30 ? 0x40 : 0) | hops);
-		__builtin_memcpy(d + 24, c.req.return_path, keep);
+		const uint8_t keep = hops < sizeof(d.dr_return_path) ? hops : sizeof(d.dr_return_path);
+		BadMKey::DrNotice::set(d.dr_notice, 1);
+		BadMKey::DrPathTruncated::set(d.dr_notice, hops > keep);
+		BadMKey::DrHopCount::set(d.dr_notice, hops);
+		__builtin_memcpy(d.dr_return_path, c.req.return_path, keep);
 	}
-	t->raise_locked(p, iba::notice::type_security, trap::bad_m_key, d, sizeof(d));
+	t->raise_locked(p, iba::notice::type_security, trap::bad_m_key, reinterpret_cast<const uint8_t *>(&d),
+			sizeof(d));
 }
 
 /*

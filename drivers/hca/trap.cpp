@@ -51,9 +51,11 @@ void local_phy_error(Port &in)
 	TrapSender *t = in.node.trap_sender();
 	if (!from || !t)
 		return;
-	const uint16_t lid = from->lid.load(Order::Relaxed);
-	const uint8_t d[6] = {0, 0, static_cast<uint8_t>(lid >> 8), static_cast<uint8_t>(lid), 0, in.num};
-	t->raise_locked(*from, iba::notice::type_urgent, trap::link_integrity, d, sizeof(d));
+	iba::notice_details::PortError d{};
+	d.lid.set(from->lid.load(Order::Relaxed));
+	d.port.set(in.num);
+	t->raise_locked(*from, iba::notice::type_urgent, trap::link_integrity, reinterpret_cast<const uint8_t *>(&d),
+			sizeof(d));
 }
 
 /*
@@ -67,21 +69,19 @@ void gsi_key_violation(Port &to, uint16_t number, const Packet &p, uint32_t key)
 	TrapSender *t = to.node.trap_sender();
 	if (!t || !p.lrh || !p.deth)
 		return;
-	uint8_t d[50] = {};
-	auto put = [&d](size_t at, uint32_t v, int bytes) {
-		for (int i = 0; i < bytes; i++)
-			d[at + i] = static_cast<uint8_t>(v >> (8 * (bytes - 1 - i)));
-	};
-	put(2, p.lrh->slid.get(), 2);
-	put(4, p.lrh->dlid.get(), 2);
-	put(6, key, 4);
-	put(10, (uint32_t(iba::Lrh::Sl::get(p.lrh->sl_lnh)) << 28) | iba::Deth::SrcQp::get(p.deth->sqp), 4);
-	put(14, iba::gsi_qpn, 4);
+	using KeyViolation = iba::notice_details::KeyViolation;
+	KeyViolation d{};
+	d.lid1.set(p.lrh->slid.get());
+	d.lid2.set(p.lrh->dlid.get());
+	d.key.set(key);
+	KeyViolation::Sl::set(d.sl_qp1, iba::Lrh::Sl::get(p.lrh->sl_lnh));
+	KeyViolation::Qp1::set(d.sl_qp1, iba::Deth::SrcQp::get(p.deth->sqp));
+	d.qp2.set(iba::gsi_qpn);
 	if (p.grh) {
-		__builtin_memcpy(d + 18, p.grh->sgid, 16);
-		__builtin_memcpy(d + 34, p.grh->dgid, 16);
+		__builtin_memcpy(d.gid1, p.grh->sgid, sizeof(d.gid1));
+		__builtin_memcpy(d.gid2, p.grh->dgid, sizeof(d.gid2));
 	}
-	t->raise(to, iba::notice::type_security, number, d, sizeof(d));
+	t->raise(to, iba::notice::type_security, number, reinterpret_cast<const uint8_t *>(&d), sizeof(d));
 }
 
 void fill_trap(iba::Smp &smp, uint32_t tid, uint64_t m_key, uint8_t type, uint32_t producer,
@@ -171,13 +171,11 @@ void TrapSender::repressed_locked(Port &port, uint64_t tid)
 
 void TrapSender::capability_changed_locked(Port &port)
 {
-	uint8_t d[10] = {};
-	const uint16_t lid = port.lid.load(Order::Relaxed);
-	d[2] = static_cast<uint8_t>(lid >> 8);
-	d[3] = static_cast<uint8_t>(lid);
-	for (int i = 0; i < 4; i++)
-		d[6 + i] = static_cast<uint8_t>(port.mgmt.caps >> (24 - 8 * i));
-	raise_locked(port, iba::notice::type_info, trap::capability_mask, d, sizeof(d));
+	iba::notice_details::LocalChanges d{};
+	d.lid.set(port.lid.load(Order::Relaxed));
+	d.capability_mask.set(port.mgmt.caps);
+	raise_locked(port, iba::notice::type_info, trap::capability_mask, reinterpret_cast<const uint8_t *>(&d),
+		     sizeof(d));
 }
 
 long TrapSender::send_due()

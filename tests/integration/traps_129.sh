@@ -5,7 +5,8 @@
 # (weft0, weft1 on switch ports 1 and 2) under OpenSM with a LocalPhyErrors
 # threshold of 2: three packets from weft1 corrupted on its cable fail the
 # VCRC at switch port 2, the third is past the threshold, and
-#   - OpenSM logs trap 129 from the switch's LID (the time it took printed);
+#   - OpenSM logs trap 129 from the switch's LID and port 2 (the time it
+#     took printed);
 #   - perfquery shows LocalLinkIntegrityErrors 1 and PortRcvErrors 3 on switch
 #     port 2.
 set -u
@@ -34,7 +35,8 @@ insmod "$WEFT_MODDIR/tests/selftest/weft_selftest_stream.ko" messages=200 ||
 	bad "the stream over corruptions failed: $(dmesg | grep STREAM-RESULT | tail -1)"
 rmmod weft_selftest_stream 2>/dev/null
 grep -q "^ab .*injected=3" $cfs/cables/c1/corrupt || bad "corrupt knob: $(cat $cfs/cables/c1/corrupt)"
-if weft_wait_line /tmp/opensm.log "num:129 .* from LID:${swlid:-0} " 30; then
+# OpenSM prints the DataDetails' PORTNO after the LID (IBA 14.2.5.1 table 150).
+if weft_wait_line /tmp/opensm.log "num:129 .* from LID:${swlid:-0} Port 2 " 30; then
 	echo "traps_129: 129 from LID $swlid in OpenSM's log $(( $(now) - t0 )) ms after the corruptions were armed"
 else
 	bad "no trap 129 from the switch's LID ${swlid:-?}: $(grep -i "notice\|trap" /tmp/opensm.log | tail -3)"

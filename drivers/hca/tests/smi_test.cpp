@@ -629,9 +629,11 @@ void switch_trap_129_link_integrity(Test &t)
 	const Notice &no = n.m.got<Notice>();
 	WEFT_EXPECT_EQ(t, Notice::Type::get(no.generic_type), notice::type_urgent);
 	WEFT_EXPECT_EQ(t, no.issuer_lid.get(), sw_lid);
+	/* Table 150's byte offsets, checked apart from notice_details' layout: PORTNO is byte 4. */
 	const uint8_t *d = no.data_details;
 	WEFT_EXPECT_EQ(t, uint16_t(d[2] << 8 | d[3]), sw_lid);
-	WEFT_EXPECT_EQ(t, d[5], uint8_t(1));
+	WEFT_EXPECT_EQ(t, d[4], uint8_t(1));
+	WEFT_EXPECT_EQ(t, d[5], uint8_t(0));
 	WEFT_EXPECT_EQ(t, a.port(1)->counters.local_link_integrity.load(Order::Relaxed), uint64_t(1));
 	fixture::smp_request(n.m.req, mgmt_class::subn_lid_routed, method::trap_repress, smp_attr::notice);
 	n.m.req.tid.set(n.m.resp.tid.get());

@@ -215,6 +215,67 @@ struct Notice {
 };
 static_assert(sizeof(Notice) == 64);
 
+/*
+ * IBA 14.2.5.1 table 150: the DataDetails of the traps Weft raises (each
+ * 54 bytes, laid over Notice::data_details).  The layouts agree with
+ * OpenSM's ib_mad_notice_attr_t and Wireshark's dissector.
+ */
+namespace notice_details {
+/* Traps 129-131: the port of a node (its LID) that saw the error. */
+struct PortError {
+	be16 reserved0;
+	be16 lid;
+	be8 port;
+	uint8_t reserved1[49];
+};
+/* Trap 144: a port's CapabilityMask (or what ChangeFlags name) changed. */
+struct LocalChanges {
+	be16 reserved0;
+	be16 lid;
+	be8 reserved1;
+	be8 other_local_changes; /* low bit */
+	be32 capability_mask;
+	be16 change_flags;
+	be16 capability_mask2;
+	uint8_t reserved2[40];
+};
+/* Trap 256: an SMP failed the M_Key check. */
+struct BadMKey {
+	be16 reserved0;
+	be16 lid;
+	be16 dr_slid;
+	be8 method;
+	be8 reserved1;
+	be16 attr_id;
+	be32 attr_mod;
+	be64 m_key;
+	be8 reserved2;
+	be8 dr_notice; /* DRNotice:1 DRPathTruncated:1 DRHopCount:6 */
+	uint8_t dr_return_path[30];
+
+	using DrNotice = BitField<be8, 7, 1>;
+	using DrPathTruncated = BitField<be8, 6, 1>;
+	using DrHopCount = BitField<be8, 0, 6>;
+};
+/* Traps 257/258: a packet to QP1 failed its P_Key or Q_Key check. */
+struct KeyViolation {
+	be16 reserved0;
+	be16 lid1; /* the packet's SLID */
+	be16 lid2; /* its DLID */
+	be32 key;
+	be32 sl_qp1; /* SL:4 reserved:4 QP1 (the source QP):24 */
+	be32 qp2;    /* reserved:8 QP2 (the destination QP):24 */
+	uint8_t gid1[16];
+	uint8_t gid2[16];
+	uint8_t reserved1[4];
+
+	using Sl = BitField<be32, 28, 4>;
+	using Qp1 = BitField<be32, 0, 24>;
+};
+static_assert(sizeof(PortError) == 54 && sizeof(LocalChanges) == 54 && sizeof(BadMKey) == 54 &&
+	      sizeof(KeyViolation) == 54);
+} // namespace notice_details
+
 /* IBA 14.2.5.1, table 147: notice types and producers. */
 namespace notice {
 inline constexpr uint8_t type_fatal = 0, type_urgent = 1, type_security = 2, type_subn_mgmt = 3,
