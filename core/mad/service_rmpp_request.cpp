@@ -40,8 +40,9 @@ MadService::RmppRecv *MadService::rmpp_recv_find_locked(const Mad &m, const MadA
 /*
  * A first segment starts a transfer for the RMPP agent that serves it,
  * within the per-port and per-agent limits; past them, or out of memory,
- * @refused is set, @reply is the STOP (ResX) and nullptr comes back.  So does a segment
- * that starts nothing (not the first, or nobody serves it): no reply.
+ * @refused is set, @reply is the STOP (ResX) and nullptr comes back.  So
+ * does a segment that starts nothing (not the first, or nobody serves
+ * it), with no reply.
  */
 MadService::RmppRecv *MadService::rmpp_recv_start_locked(const Mad &m, const MadAddr &from, Mad &reply,
 							  bool &refused)
@@ -119,7 +120,8 @@ void MadService::rmpp_recv_arm_locked()
  * ABORT); @msg gets the message when it completes.  The port's budget
  * is checked before the buffer grows.
  */
-bool MadService::rmpp_recv_step_locked(RmppRecv &r, const Mad &m, Mad &reply, Array<uint8_t> &msg, size_t &len)
+bool MadService::rmpp_recv_step_locked(RmppRecv &r, const Mad &m, Mad &reply, Array<uint8_t> &msg,
+				       size_t &len)
 {
 	using Step = rmpp::Receiver::Step;
 	rmpp_lock_.assert_held();
