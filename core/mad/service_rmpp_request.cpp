@@ -130,7 +130,7 @@ bool MadService::rmpp_recv_step_locked(RmppRecv &r, const Mad &m, Mad &reply, Ar
 		return true;
 	}
 	const size_t held = r.rx->held(), want = r.rx->wants(m);
-	const Step step = want && rmpp_recv_bytes_ - held + want > rmpp_recv_budget
+	const Step step = want && rmpp_recv_bytes_ - held + want > rmpp_recv_budget_
 				  ? r.rx->give_up(iba::rmpp_status::resources)
 				  : r.rx->add(m, Gfp::Sleep);
 	rmpp_recv_bytes_ = rmpp_recv_bytes_ - held + r.rx->held();

@@ -711,6 +711,48 @@ void unsolicited_limits(Test &t)
 }
 
 /*
+ * The port's byte budget for unsolicited transfers: a segment that would
+ * grow their buffers past it gets STOP (ResX), is counted, and frees its
+ * transfer; the others go on.  (The real budget, 64 MiB, is shortened.)
+ */
+void unsolicited_budget(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.sh.answer = false;
+	const MadAddr from = peer();
+	/* Each first segment takes a window's buffer: 56 + 16 x 200 bytes. */
+	const size_t window_buf = sa_hdr + rmpp::window * seg_data;
+	x.b.set_rmpp_recv_budget(2 * window_buf + window_buf / 2);
+	const uint64_t dropped = x.b.dropped();
+	for (uint64_t tid = 0x4000; tid < 0x4002; tid++) {
+		x.b.receive(req_segment(1, iba::rmpp_flag::first, 40 * 220, tid), from);
+		WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, tid, 1));
+	}
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), 2 * window_buf);
+	x.b.receive(req_segment(1, iba::rmpp_flag::first, 40 * 220, 0x4002), from);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::stop, 0x4002, iba::rmpp_status::resources));
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 1);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 2u);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), 2 * window_buf);
+	/* Growing past its first buffer: the budget refuses the first one's 17th segment. */
+	for (uint32_t n = 2; n <= rmpp::window; n++)
+		x.b.receive(req_segment(n, 0, 0, 0x4000), from);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), 2 * window_buf); /* 16 segments fill it exactly */
+	x.b.receive(req_segment(rmpp::window + 1, 0, 0, 0x4000), from);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::stop, 0x4000, iba::rmpp_status::resources));
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 2);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 1u);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), window_buf);
+	/* The other completes within what is left. */
+	x.b.receive(req_segment(2, iba::rmpp_flag::last, 20 + 10, 0x4001), from);
+	WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), 1);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), size_t(0));
+	teardown(x);
+}
+
+/*
  * Mutation sweep (issue 22): every bit of the RMPP header of every segment
  * of a three-segment SA transfer flipped in turn, the segments fed to a
  * Receiver as the service feeds it (only active DATA segments reach it).
@@ -798,4 +840,5 @@ WEFT_TEST_SUITE(weft_mad_rmpp, WEFT_CASE(segments_and_lengths), WEFT_CASE(table_
 		WEFT_CASE(broken_segments_aborted), WEFT_CASE(service_refuses_oversized),
 		WEFT_CASE(stop_and_abort_end_transfers), WEFT_CASE(mutated_headers_refused_or_exact),
 		WEFT_CASE(unsolicited_request_reassembled), WEFT_CASE(unsolicited_out_of_order_and_repeats),
-		WEFT_CASE(unsolicited_request_timeout), WEFT_CASE(unsolicited_limits));
+		WEFT_CASE(unsolicited_request_timeout), WEFT_CASE(unsolicited_limits),
+		WEFT_CASE(unsolicited_budget));

@@ -198,6 +198,8 @@ public:
 	static constexpr size_t rmpp_recv_budget = rmpp_max_message(iba::mgmt_class::subn_adm);
 	/* Time a transfer gets to complete before it is ABORTed (in-tree's 40 s); tests shorten it. */
 	void set_rmpp_recv_timeout(uint32_t ms) { rmpp_recv_timeout_ms_ = ms; }
+	/* Tests: a smaller byte budget than rmpp_recv_budget. */
+	void set_rmpp_recv_budget(size_t bytes) { rmpp_recv_budget_ = bytes; }
 	/* Transfers being reassembled, and their buffers' bytes (tests). */
 	uint32_t rmpp_receiving();
 	size_t rmpp_receiving_bytes();
@@ -271,6 +273,7 @@ private:
 	List<RmppRecv, &RmppRecv::node> rmpp_recvs_; /* under rmpp_lock_ */
 	size_t rmpp_recv_bytes_ = 0;		      /* their buffers, under rmpp_lock_ */
 	uint32_t rmpp_recv_timeout_ms_ = 40000;
+	size_t rmpp_recv_budget_ = rmpp_recv_budget;
 	DelayedWork rmpp_recv_timer_;
 };
 
