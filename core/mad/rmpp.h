@@ -102,6 +102,8 @@ public:
 	/* After Abort: the STOP (resources) or ABORT (IBA 13.6.2.2) telling the sender why. */
 	void refusal(const Mad &seg, Mad &out) const;
 	uint8_t refusal_status() const { return status_; }
+	/* Refuse from outside (out of room elsewhere, out of time): then send refusal(). */
+	Step give_up(uint8_t status) { return refuse(status); }
 	/* Bytes of buffer held now. */
 	size_t held() const { return data_.size(); }
 	/* The whole message: the first segment's headers, then every segment's data. */

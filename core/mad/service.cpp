@@ -41,7 +41,8 @@ MadService::MadService(MadTransport &t)
 	: transport_(t), lock_(WEFT_LOCK_CLASS("weft_mad_service")),
 	  idle_(WEFT_LOCK_CLASS("weft_mad_idle")), timer_(tick, WEFT_LOCK_CLASS("weft_mad_timer")),
 	  rmpp_lock_(WEFT_LOCK_CLASS("weft_mad_rmpp")),
-	  rmpp_timer_(rmpp_tick, WEFT_LOCK_CLASS("weft_mad_rmpp_timer"))
+	  rmpp_timer_(rmpp_tick, WEFT_LOCK_CLASS("weft_mad_rmpp_timer")),
+	  rmpp_recv_timer_(rmpp_recv_tick, WEFT_LOCK_CLASS("weft_mad_rmpp_recv_timer"))
 {
 }
 
@@ -49,11 +50,14 @@ MadService::~MadService()
 {
 	timer_.cancel_sync();
 	rmpp_timer_.cancel_sync();
+	rmpp_recv_timer_.cancel_sync();
 	MutexGuard g(rmpp_lock_);
 	while (RmppSend *s = rmpp_sends_.pop_front()) {
 		delete s->sender;
 		delete s;
 	}
+	while (RmppRecv *r = rmpp_recvs_.front())
+		rmpp_recv_free_locked(*r);
 }
 
 Result<void> MadService::register_agent(Agent &a)
@@ -193,16 +197,22 @@ bool MadService::end_locked(SendReq &r, int status)
 	return true;
 }
 
+/* Run @w at @first (ms, monotonic), or never for ~0. */
+void MadService::arm_at(DelayedWork &w, uint64_t first)
+{
+	if (first == ~0ull)
+		return;
+	uint64_t now = now_ms();
+	w.modify(first > now ? static_cast<unsigned long>(first - now) : 0);
+}
+
 void MadService::arm_timer_locked()
 {
 	lock_.assert_held();
 	uint64_t first = ~0ull;
 	for (SendReq &r : outstanding_)
 		first = min(first, r.deadline_);
-	if (first == ~0ull)
-		return;
-	uint64_t now = now_ms();
-	timer_.modify(first > now ? static_cast<unsigned long>(first - now) : 0);
+	arm_at(timer_, first);
 }
 
 /* IBA 13.4.6.4: resend with the same TID until the retries run out, then fail. */

@@ -2,10 +2,8 @@
 /*
  * The MAD service's side of RMPP (IBA 13.6): segmented sends with their
  * windows and timers, reassembly of segmented responses into the request
- * that asked for them, and ACKs.  The protocol logic is in rmpp.cpp.
- *
- * Not done: a multi-segment *request* arriving for an agent (no Weft
- * agent or umad tool sends one); it is dropped and counted.
+ * that asked for them, and ACKs; unsolicited multi-segment requests are
+ * service_rmpp_request.cpp's.  The protocol logic is in rmpp.cpp.
  */
 #include <weft/mad/service.h>
 
@@ -315,7 +313,9 @@ bool MadService::rmpp_receive(const Mad &m, const MadAddr &from)
 		rmpp_response_segment(m, from);
 		return true;
 	}
-	/* A request: one segment is a plain request once acknowledged; more are refused. */
+	if (h.seg_num.get() != 1 || !(iba::RmppHeader::Flags::get(h.rtime_flags) & iba::rmpp_flag::last))
+		return rmpp_request_segment(m, from);
+	/* A request in one segment is a plain request once acknowledged. */
 	rmpp::Receiver one(rmpp::max_message(m.hdr().mgmt_class.get()));
 	Mad reply;
 	auto step = one.add(m, Gfp::Sleep);

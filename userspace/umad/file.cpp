@@ -279,6 +279,25 @@ void FileAgent::recv(mad::Agent &, const mad::Mad &m, const mad::MadAddr &from)
 	file.enqueue(*p, true);
 }
 
+/* A reassembled multi-segment request: read() returns all of it, as in-tree (headers, then data). */
+bool FileAgent::recv_message(mad::Agent &, Array<uint8_t> &msg, size_t len, const mad::MadAddr &from)
+{
+	auto *p = new (Gfp::Sleep) Packet;
+	if (!p) {
+		file.dropped_.fetch_add(1, Order::Relaxed);
+		return true;
+	}
+	p->hdr = abi::Hdr{};
+	p->hdr.id = id;
+	p->hdr.length = static_cast<uint32_t>(file.hdr_size() + len);
+	fill_from(p->hdr, from);
+	__builtin_memcpy(p->req.mad.bytes, msg.data(), min(len, iba::mad_size));
+	p->whole = move(msg);
+	p->mad_len = static_cast<uint32_t>(len);
+	file.enqueue(*p, true);
+	return true;
+}
+
 void FileAgent::send_done(mad::Agent &, mad::SendReq &r)
 {
 	Packet &p = *container_of(&r, &Packet::req);

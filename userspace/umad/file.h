@@ -111,6 +111,7 @@ public:
 	}
 	void recv(mad::Agent &a, const mad::Mad &m, const mad::MadAddr &from) override;
 	void send_done(mad::Agent &a, mad::SendReq &r) override;
+	bool recv_message(mad::Agent &a, Array<uint8_t> &msg, size_t len, const mad::MadAddr &from) override;
 
 	File &file;
 	mad::MadService &svc;

@@ -24,6 +24,7 @@ namespace {
 
 constexpr uint8_t sa = iba::mgmt_class::subn_adm;
 constexpr uint8_t get_table = 0x12, get_table_resp = 0x92; /* IBA 15.4.2 */
+constexpr uint8_t get_multi = 0x14;
 constexpr size_t sa_hdr = 56, seg_data = iba::mad_size - sa_hdr;
 
 uint8_t pattern(size_t i)
@@ -31,30 +32,57 @@ uint8_t pattern(size_t i)
 	return static_cast<uint8_t>(i * 7 + (i >> 8));
 }
 
-/* Answers GetTable with @len bytes of table (after the SA header), as OpenSM's SA would. */
+/*
+ * Answers GetTable (and GetMulti, whose request may come in segments) with
+ * @len bytes of table after the SA header, as OpenSM's SA would.
+ */
 struct TableServer final : AgentHandler {
 	MadService *svc = nullptr;
 	size_t len = 0;
 	int served = 0;
-	void recv(Agent &a, const Mad &m, const MadAddr &from) override
+	bool answer = true;
+	/* Multi-segment requests delivered whole: how many, the last one's length, exact or not. */
+	Atomic<int> messages{0};
+	size_t msg_len = 0;
+	bool msg_exact = false;
+	void respond(Agent &a, const uint8_t *req, const MadAddr &from)
 	{
-		served++;
 		auto buf = Array<uint8_t>::make(Gfp::Sleep, sa_hdr + len);
 		auto r = make_own<SendReq>(Gfp::Sleep);
 		if (!buf || !r)
 			return;
 		uint8_t *b = buf.value().data();
-		__builtin_memcpy(b, m.bytes, sa_hdr);
-		reinterpret_cast<iba::MadHeader *>(b)->method.set(get_table_resp);
+		__builtin_memcpy(b, req, sa_hdr);
+		auto *mh = reinterpret_cast<iba::MadHeader *>(b);
+		mh->method.set(mh->method.get() | 0x80);
 		iba::RmppHeader &h = rmpp::header(b);
 		h.version.set(1);
 		h.type.set(iba::rmpp_type::data);
 		iba::RmppHeader::Flags::set(h.rtime_flags, iba::rmpp_flag::active);
+		h.seg_num.set(0);
+		h.paylen_newwin.set(0);
 		for (size_t i = 0; i < len; i++)
 			b[sa_hdr + i] = pattern(i);
 		r.value()->long_msg = ConstBytes(b, sa_hdr + len);
 		r.value()->to = from;
 		(void)svc->send(a, *r.value());
+	}
+	void recv(Agent &a, const Mad &m, const MadAddr &from) override
+	{
+		served++;
+		respond(a, m.bytes, from);
+	}
+	bool recv_message(Agent &a, Array<uint8_t> &msg, size_t n, const MadAddr &from) override
+	{
+		msg_len = n;
+		msg_exact = n > sa_hdr && msg.size() >= n && msg[3] == get_multi &&
+			    (iba::RmppHeader::Flags::get(rmpp::header(msg.data()).rtime_flags) & iba::rmpp_flag::active);
+		for (size_t i = sa_hdr; msg_exact && i < n; i++)
+			msg_exact = msg[i] == pattern(i - sa_hdr);
+		if (answer)
+			respond(a, msg.data(), from);
+		messages.fetch_add(1, Order::Release);
+		return true;
 	}
 	void send_done(Agent &, SendReq &) override {}
 };
@@ -65,12 +93,13 @@ struct TableClient final : AgentHandler {
 	size_t len = 0;
 	bool exact = false;
 	size_t want = 0;
+	uint8_t asked = get_table;
 	void recv(Agent &, const Mad &, const MadAddr &) override {}
 	void send_done(Agent &, SendReq &r) override
 	{
 		status = r.status;
 		len = r.long_len;
-		exact = r.long_len == sa_hdr + want && r.response.hdr().method.get() == get_table_resp;
+		exact = r.long_len == sa_hdr + want && r.response.hdr().method.get() == (asked | 0x80);
 		for (size_t i = 0; exact && i < want; i++)
 			exact = r.long_response[sa_hdr + i] == pattern(i);
 		done.fetch_add(1, Order::Release);
@@ -97,7 +126,32 @@ struct Fixture {
 		lb.self.lid = 2;
 		sh.svc = &b;
 		server.add_method(get_table);
+		server.add_method(get_multi);
 		server.rmpp = client.rmpp = true;
+	}
+	Array<uint8_t> req_buf;
+	uint32_t asked_multi = 0;
+	/* A GetMulti of @req_len data bytes (pattern()), sent in segments, answered with @len. */
+	Result<void> ask_multi(size_t req_len, size_t len)
+	{
+		sh.len = ch.want = len;
+		ch.asked = get_multi;
+		req_buf = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, sa_hdr + req_len));
+		uint8_t *b = req_buf.data();
+		b[0] = 1;
+		b[1] = sa;
+		b[2] = 2;
+		b[3] = get_multi;
+		reinterpret_cast<iba::MadHeader *>(b)->tid.set(0x77 + ++asked_multi); /* a TID per transfer */
+		iba::RmppHeader::Flags::set(rmpp::header(b).rtime_flags, iba::rmpp_flag::active);
+		rmpp::header(b).version.set(1);
+		for (size_t i = 0; i < req_len; i++)
+			b[sa_hdr + i] = pattern(i);
+		req.mad = Mad{};
+		req.long_msg = ConstBytes(b, sa_hdr + req_len);
+		req.timeout_ms = 3000;
+		req.retries = 1;
+		return a.send(client, req);
 	}
 	Result<void> ask(size_t len)
 	{
@@ -111,6 +165,8 @@ struct Fixture {
 		h.tid.set(0x55);
 		req.timeout_ms = 3000;
 		req.retries = 1;
+		ch.asked = get_table;
+		req.long_msg = ConstBytes();
 		return a.send(client, req);
 	}
 };
@@ -459,6 +515,243 @@ void stop_and_abort_end_transfers(Test &t)
 	teardown(x);
 }
 
+/* --- unsolicited multi-segment requests (IBA 13.6.5.2) ------------------------- */
+
+/* The node hand-made request segments come from. */
+MadAddr peer()
+{
+	MadAddr a;
+	a.lid = 1;
+	a.qpn = 1;
+	return a;
+}
+
+/* Segment @n of a GetMulti request from another node. */
+Mad req_segment(uint32_t n, uint8_t flags, uint32_t paylen, uint64_t tid, uint8_t method = get_multi)
+{
+	Mad m = segment(n, flags, paylen, tid);
+	m.hdr().method.set(method);
+	return m;
+}
+
+/* The last MAD @l sent is an RMPP @type for @tid with SegmentNumber (ACK) or RMPPStatus (STOP, ABORT) @v. */
+bool last_sent(const Loop &l, uint8_t type, uint64_t tid, uint32_t v)
+{
+	const iba::RmppHeader &h = rmpp::header(l.last.bytes);
+	const uint32_t got = type == iba::rmpp_type::ack ? h.seg_num.get() : h.status.get();
+	return h.type.get() == type && l.last.hdr().tid.get() == tid && got == v &&
+	       (l.last.hdr().method.get() & 0x80); /* back the other way: a request's is a response */
+}
+
+bool wait_for(const Atomic<uint32_t> &n, uint32_t want)
+{
+	for (int i = 0; i < 10000 && n.load(Order::Acquire) < want; i++)
+		weft_msleep(1);
+	return n.load(Order::Acquire) >= want;
+}
+
+/*
+ * A GetMulti of 2 and of 3 segments from one service's RMPP agent to the
+ * other's: reassembled, given to the serving agent once and exact, and
+ * its multi-segment response back to the asker.
+ */
+void unsolicited_request_reassembled(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	const size_t req_lens[] = {seg_data + 1, 3 * seg_data};
+	int n = 0;
+	for (size_t req_len : req_lens) {
+		n++;
+		WEFT_ASSERT_OK(t, x.ask_multi(req_len, 3 * seg_data - 7));
+		WEFT_ASSERT_TRUE(t, wait_done(x.ch.done, n));
+		WEFT_EXPECT_EQ(t, x.ch.status, 0);
+		WEFT_EXPECT_TRUE(t, x.ch.exact);
+		WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), n);
+		WEFT_EXPECT_EQ(t, x.sh.msg_len, sa_hdr + req_len);
+		WEFT_EXPECT_TRUE(t, x.sh.msg_exact);
+	}
+	WEFT_EXPECT_EQ(t, x.sh.served, 0); /* never as a single MAD */
+	/* Request segments (2 + 3) and response ACKs; ACKs and 3-segment responses back. */
+	WEFT_EXPECT_GE(t, x.la.sent.load(Order::Relaxed), 5u + 4u);
+	WEFT_EXPECT_GE(t, x.lb.sent.load(Order::Relaxed), 2u * (2u + 3u));
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 0u);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), size_t(0));
+	teardown(x);
+}
+
+/*
+ * Through the service, by hand: a gap and a repeat are answered with the
+ * last ACK, the message is delivered once and exact, a repeat of the last
+ * segment after delivery (the final ACK lost) is ACKed again and not
+ * delivered twice; a middle segment of nothing is a counted drop.
+ */
+void unsolicited_out_of_order_and_repeats(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.sh.answer = false;
+	const MadAddr from = peer();
+	const uint64_t tid = 0x900;
+	const uint32_t last_len = 20 + 50, sent = x.lb.sent.load(Order::Relaxed);
+	x.b.receive(req_segment(1, iba::rmpp_flag::first, 3 * 220, tid), from);
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), sent + 1);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, tid, 1));
+	WEFT_EXPECT_EQ(t, rmpp::header(x.lb.last.bytes).paylen_newwin.get(), 1u + rmpp::window);
+	x.b.receive(req_segment(3, iba::rmpp_flag::last, last_len, tid), from); /* a gap */
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), sent + 2);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, tid, 1));
+	x.b.receive(req_segment(2, 0, 0, tid), from); /* in order, window open: no ACK */
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), sent + 2);
+	x.b.receive(req_segment(2, 0, 0, tid), from); /* a repeat */
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), sent + 3);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, tid, 2));
+	WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), 0);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 1u);
+	WEFT_EXPECT_GT(t, x.b.rmpp_receiving_bytes(), size_t(0));
+	x.b.receive(req_segment(3, iba::rmpp_flag::last, last_len, tid), from);
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), sent + 4);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, tid, 3));
+	WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), 1);
+	WEFT_EXPECT_EQ(t, x.sh.msg_len, sa_hdr + 2 * seg_data + 50);
+	WEFT_EXPECT_TRUE(t, x.sh.msg_exact);
+	x.b.receive(req_segment(3, iba::rmpp_flag::last, last_len, tid), from); /* our ACK was lost */
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), sent + 5);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, tid, 3));
+	WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), 1);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 0u);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), size_t(0));
+	/* The same TID from another node is another transfer; a middle segment of none is dropped. */
+	const uint64_t dropped = x.b.dropped();
+	MadAddr other = peer();
+	other.lid = 9;
+	x.b.receive(req_segment(2, 0, 0, tid), other);
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 1);
+	WEFT_EXPECT_EQ(t, x.lb.sent.load(Order::Relaxed), sent + 5);
+	teardown(x);
+}
+
+/* IBA 13.6.5.2: a transfer that stops coming is ABORTed (T2L, 118) and freed, and counted. */
+void unsolicited_request_timeout(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.sh.answer = false;
+	x.b.set_rmpp_recv_timeout(100);
+	const MadAddr from = peer();
+	const uint64_t tid = 0x910, dropped = x.b.dropped();
+	const uint32_t sent = x.lb.sent.load(Order::Relaxed);
+	x.b.receive(req_segment(1, iba::rmpp_flag::first, 3 * 220, tid), from);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 1u);
+	WEFT_ASSERT_TRUE(t, wait_for(x.lb.sent, sent + 2)); /* the ACK, then the ABORT */
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::abort, tid, iba::rmpp_status::total_time));
+	WEFT_EXPECT_EQ(t, x.lb.last_to.lid, from.lid);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 0u);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), size_t(0));
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 1);
+	/* What comes after belongs to nothing. */
+	x.b.receive(req_segment(2, iba::rmpp_flag::last, 30, tid), from);
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 2);
+	WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), 0);
+	teardown(x);
+}
+
+/*
+ * Issue 22's bounds for unsolicited transfers: at most
+ * max_rmpp_recvs_per_agent per agent and max_rmpp_recvs per port; the
+ * first segment past either gets STOP (ResX) and is counted; a finished
+ * transfer frees its place.
+ */
+void unsolicited_limits(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.sh.answer = false;
+	Agent o1{x.sh, sa, 2}, o2{x.sh, sa, 2};
+	o1.add_method(0x20);
+	o2.add_method(0x21);
+	o1.rmpp = o2.rmpp = true;
+	WEFT_ASSERT_OK(t, x.b.register_agent(o1));
+	WEFT_ASSERT_OK(t, x.b.register_agent(o2));
+	const MadAddr from = peer();
+	const uint32_t per_agent = MadService::max_rmpp_recvs_per_agent;
+	const uint64_t dropped = x.b.dropped();
+	auto start = [&](uint64_t tid, uint8_t method) {
+		x.b.receive(req_segment(1, iba::rmpp_flag::first, 2 * 220, tid, method), from);
+	};
+	for (uint32_t i = 0; i < per_agent; i++)
+		start(0x1000 + i, get_multi);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), per_agent);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, 0x1000 + per_agent - 1, 1));
+	start(0x1000 + per_agent, get_multi); /* the agent's limit */
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::stop, 0x1000 + per_agent, iba::rmpp_status::resources));
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 1);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), per_agent);
+	for (uint32_t i = 0; i < MadService::max_rmpp_recvs - per_agent; i++)
+		start(0x2000 + i, 0x20);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), MadService::max_rmpp_recvs);
+	start(0x3000, 0x21); /* o2 has none, but the port is full */
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::stop, 0x3000, iba::rmpp_status::resources));
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 2);
+	/* One completes: its place is free again. */
+	x.b.receive(req_segment(2, iba::rmpp_flag::last, 20 + 10, 0x1000), from);
+	WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), 1);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), MadService::max_rmpp_recvs - 1);
+	start(0x3001, 0x21);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, 0x3001, 1));
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), MadService::max_rmpp_recvs);
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 2);
+	x.b.unregister_agent(o1);
+	x.b.unregister_agent(o2);
+	teardown(x); /* the service frees the transfers still open */
+}
+
+/*
+ * The port's byte budget for unsolicited transfers: a segment that would
+ * grow their buffers past it gets STOP (ResX), is counted, and frees its
+ * transfer; the others go on.  (The real budget, 64 MiB, is shortened.)
+ */
+void unsolicited_budget(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.sh.answer = false;
+	const MadAddr from = peer();
+	/* Each first segment takes a window's buffer: 56 + 16 x 200 bytes. */
+	const size_t window_buf = sa_hdr + rmpp::window * seg_data;
+	x.b.set_rmpp_recv_budget(2 * window_buf + window_buf / 2);
+	const uint64_t dropped = x.b.dropped();
+	for (uint64_t tid = 0x4000; tid < 0x4002; tid++) {
+		x.b.receive(req_segment(1, iba::rmpp_flag::first, 40 * 220, tid), from);
+		WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::ack, tid, 1));
+	}
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), 2 * window_buf);
+	x.b.receive(req_segment(1, iba::rmpp_flag::first, 40 * 220, 0x4002), from);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::stop, 0x4002, iba::rmpp_status::resources));
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 1);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 2u);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), 2 * window_buf);
+	/* Growing past its first buffer: the budget refuses the first one's 17th segment. */
+	for (uint32_t n = 2; n <= rmpp::window; n++)
+		x.b.receive(req_segment(n, 0, 0, 0x4000), from);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), 2 * window_buf); /* 16 segments fill it exactly */
+	x.b.receive(req_segment(rmpp::window + 1, 0, 0, 0x4000), from);
+	WEFT_EXPECT_TRUE(t, last_sent(x.lb, iba::rmpp_type::stop, 0x4000, iba::rmpp_status::resources));
+	WEFT_EXPECT_EQ(t, x.b.dropped(), dropped + 2);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 1u);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), window_buf);
+	/* The other completes within what is left. */
+	x.b.receive(req_segment(2, iba::rmpp_flag::last, 20 + 10, 0x4001), from);
+	WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), 1);
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving_bytes(), size_t(0));
+	teardown(x);
+}
+
 /*
  * Mutation sweep (issue 22): every bit of the RMPP header of every segment
  * of a three-segment SA transfer flipped in turn, the segments fed to a
@@ -545,4 +838,7 @@ WEFT_TEST_SUITE(weft_mad_rmpp, WEFT_CASE(segments_and_lengths), WEFT_CASE(table_
 		WEFT_CASE(lost_segments_and_acks), WEFT_CASE(oversized_payload_length),
 		WEFT_CASE(endless_sender_stopped), WEFT_CASE(out_of_order_segments),
 		WEFT_CASE(broken_segments_aborted), WEFT_CASE(service_refuses_oversized),
-		WEFT_CASE(stop_and_abort_end_transfers), WEFT_CASE(mutated_headers_refused_or_exact));
+		WEFT_CASE(stop_and_abort_end_transfers), WEFT_CASE(mutated_headers_refused_or_exact),
+		WEFT_CASE(unsolicited_request_reassembled), WEFT_CASE(unsolicited_out_of_order_and_repeats),
+		WEFT_CASE(unsolicited_request_timeout), WEFT_CASE(unsolicited_limits),
+		WEFT_CASE(unsolicited_budget));

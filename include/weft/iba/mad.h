@@ -104,7 +104,7 @@ inline constexpr uint8_t active = 1, first = 2, last = 4;
 }
 /* IBA 13.6.2.2, table 174: RMPPStatus of STOP (resources) and ABORT (the rest). */
 namespace rmpp_status {
-inline constexpr uint8_t resources = 1, bad_len = 119, bad_seg = 120, bad_type = 121, seg_too_big = 123;
+inline constexpr uint8_t resources = 1, total_time = 118, bad_len = 119, bad_seg = 120, bad_type = 121, seg_too_big = 123;
 }
 
 /* IBA 13.4.9: classes 0x30-0x4f: after the RMPP header, a reserved byte and the vendor's OUI. */

@@ -116,6 +116,13 @@ public:
 	virtual void recv(Agent &a, const Mad &m, const MadAddr &from) = 0;
 	/* A request of this agent completed: answered, timed out or cancelled. */
 	virtual void send_done(Agent &a, SendReq &r) = 0;
+	/*
+	 * An RMPP agent's unsolicited request of more than one segment (IBA
+	 * 13.6), reassembled: @len bytes of @msg, the first segment's headers
+	 * then the data.  The handler may take @msg.  False (the default, for
+	 * agents that serve no such request): not taken, a counted drop.
+	 */
+	virtual bool recv_message(Agent &, Array<uint8_t> &, size_t, const MadAddr &) { return false; }
 
 protected:
 	~AgentHandler() = default;
@@ -181,6 +188,22 @@ public:
 	/* Dropped: malformed, unmatched responses, no agent and no answer due. */
 	uint64_t dropped() const { return dropped_.load(Order::Relaxed); }
 
+	/*
+	 * Unsolicited multi-segment RMPP requests being reassembled at once
+	 * (IBA 13.6.5.2 sets no number): per port and per agent; a first
+	 * segment past either, or past the port's byte budget, is refused with
+	 * STOP (ResX) and counted.  The budget is one SA message of the largest.
+	 */
+	static constexpr uint32_t max_rmpp_recvs = 16, max_rmpp_recvs_per_agent = 8;
+	static constexpr size_t rmpp_recv_budget = rmpp_max_message(iba::mgmt_class::subn_adm);
+	/* Time a transfer gets to complete before it is ABORTed (in-tree's 40 s); tests shorten it. */
+	void set_rmpp_recv_timeout(uint32_t ms) { rmpp_recv_timeout_ms_ = ms; }
+	/* Tests: a smaller byte budget than rmpp_recv_budget. */
+	void set_rmpp_recv_budget(size_t bytes) { rmpp_recv_budget_ = bytes; }
+	/* Transfers being reassembled, and their buffers' bytes (tests). */
+	uint32_t rmpp_receiving();
+	size_t rmpp_receiving_bytes();
+
 private:
 	/* One RMPP message being sent (rmpp.h), until its last segment is acknowledged. */
 	struct RmppSend {
@@ -193,6 +216,17 @@ private:
 		/* Pumps sending its segments (without the lock); the last one frees it once done. */
 		uint32_t users;
 		bool done;
+	};
+
+	/* One unsolicited RMPP message being reassembled, then kept a while to re-ACK repeats. */
+	struct RmppRecv {
+		ListNode node;
+		rmpp::Receiver *rx;
+		iba::MadHeader hdr; /* its first segment's: the key, and the header of an ABORT */
+		MadAddr from;
+		uint32_t agent_id;
+		uint64_t deadline; /* ms: ABORTed if still incomplete, forgotten if complete */
+		bool complete;
 	};
 
 	static void tick(DelayedWork &w);
@@ -209,6 +243,15 @@ private:
 	void rmpp_response_segment(const Mad &m, const MadAddr &from);
 	SendReq *rmpp_request_locked(const Mad &m);
 	bool rmpp_receiver_stopped(const Mad &m);
+	bool rmpp_request_segment(const Mad &m, const MadAddr &from);
+	RmppRecv *rmpp_recv_find_locked(const Mad &m, const MadAddr &from);
+	RmppRecv *rmpp_recv_start_locked(const Mad &m, const MadAddr &from, Mad &reply, bool &refused);
+	void rmpp_recv_free_locked(RmppRecv &r);
+	void rmpp_recv_arm_locked();
+	bool rmpp_recv_step_locked(RmppRecv &r, const Mad &m, Mad &reply, Array<uint8_t> &msg, size_t &len);
+	void rmpp_deliver(Array<uint8_t> &msg, size_t len, const MadAddr &from);
+	static void rmpp_recv_tick(DelayedWork &w);
+	static void arm_at(DelayedWork &w, uint64_t first);
 	void arm_timer_locked();
 	void deliver_response(const Mad &m, const MadAddr &from);
 	void deliver_request(const Mad &m, const MadAddr &from);
@@ -227,6 +270,11 @@ private:
 	Mutex rmpp_lock_;
 	List<RmppSend, &RmppSend::node> rmpp_sends_; /* under rmpp_lock_ */
 	DelayedWork rmpp_timer_;
+	List<RmppRecv, &RmppRecv::node> rmpp_recvs_; /* under rmpp_lock_ */
+	size_t rmpp_recv_bytes_ = 0;		      /* their buffers, under rmpp_lock_ */
+	uint32_t rmpp_recv_timeout_ms_ = 40000;
+	size_t rmpp_recv_budget_ = rmpp_recv_budget;
+	DelayedWork rmpp_recv_timer_;
 };
 
 } // namespace weft::mad

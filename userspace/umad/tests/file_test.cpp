@@ -402,6 +402,66 @@ void rmpp_short_response(Test &t)
 	}
 }
 
+/*
+ * IBA 13.6 both ways through umad: a GetMulti written as one 456-byte
+ * message by an RMPP agent goes out in 3 segments and is read whole by the
+ * RMPP agent serving GetMulti (headers as written, length = header + 456);
+ * its 556-byte GetMultiResp comes back to the asker as one read.
+ */
+void rmpp_long_request(Test &t)
+{
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	File &a = e.a, &b = e.b;
+	constexpr uint8_t sa = iba::mgmt_class::subn_adm, get_multi = 0x14, get_multi_resp = 0x94;
+	constexpr size_t sa_hdr = 56, hs = abi::hdr_size, req_len = sa_hdr + 400, resp_len = sa_hdr + 500;
+	WEFT_ASSERT_OK(t, enable_pkey(a));
+	WEFT_ASSERT_OK(t, enable_pkey(b));
+	uint32_t ida = reg(a, reg_req(1, sa, 2, 0, 1)).value();
+	uint32_t idb = reg(b, reg_req(1, sa, 2, 1u << get_multi, 1)).value();
+	auto wbuf = Array<uint8_t>::make(Gfp::Sleep, hs + resp_len);
+	auto rbuf = Array<uint8_t>::make(Gfp::Sleep, hs + resp_len);
+	WEFT_ASSERT_OK(t, wbuf);
+	WEFT_ASSERT_OK(t, rbuf);
+	uint8_t *w = wbuf.value().data(), *r = rbuf.value().data();
+	Msg &m = request(e.m, hs, ida, sa, get_multi, 1000, 0x99);
+	m.mad(hs).class_version.set(2);
+	__builtin_memcpy(w, m.bytes, hs + sizeof(iba::MadHeader));
+	auto &rh = *reinterpret_cast<iba::RmppHeader *>(w + hs + sizeof(iba::MadHeader));
+	rh.version.set(1);
+	rh.type.set(iba::rmpp_type::data);
+	iba::RmppHeader::Flags::set(rh.rtime_flags, iba::rmpp_flag::active);
+	for (size_t i = sa_hdr; i < resp_len; i++)
+		w[hs + i] = static_cast<uint8_t>(i * 3);
+	Mem wm(w, hs + req_len), rm(r, hs + resp_len);
+	WEFT_ASSERT_EQ(t, a.write(wm).value(), hs + req_len);
+	WEFT_ASSERT_EQ(t, b.read(rm).value(), hs + req_len);
+	const auto &got = *reinterpret_cast<const abi::Hdr *>(r);
+	WEFT_EXPECT_EQ(t, got.id, idb);
+	WEFT_EXPECT_EQ(t, got.length, uint32_t(hs + req_len));
+	WEFT_EXPECT_EQ(t, r[hs + 3], get_multi);
+	bool same = true;
+	for (size_t i = sa_hdr; i < req_len; i++)
+		same &= r[hs + i] == static_cast<uint8_t>(i * 3);
+	WEFT_EXPECT_TRUE(t, same);
+	/* The answer: the request's address and TID, a response method, 500 bytes of data. */
+	__builtin_memcpy(w, r, hs + sa_hdr);
+	auto &wh = *reinterpret_cast<abi::Hdr *>(w);
+	wh.id = idb;
+	wh.timeout_ms = 0;
+	reinterpret_cast<iba::MadHeader *>(w + hs)->method.set(get_multi_resp);
+	Mem answer(w, hs + resp_len);
+	WEFT_ASSERT_EQ(t, b.write(answer).value(), hs + resp_len);
+	__builtin_memset(r, 0, hs + resp_len);
+	WEFT_ASSERT_EQ(t, a.read(rm).value(), hs + resp_len);
+	WEFT_EXPECT_EQ(t, got.length, uint32_t(hs + resp_len));
+	WEFT_EXPECT_EQ(t, r[hs + 3], get_multi_resp);
+	WEFT_EXPECT_EQ(t, r[hs + resp_len - 1], static_cast<uint8_t>((resp_len - 1) * 3));
+	WEFT_EXPECT_EQ(t, a.dropped() + b.dropped(), 0u);
+	WEFT_EXPECT_EQ(t, e.port.gsi.rmpp_receiving(), 0u);
+}
+
 void old_header(Test &t)
 {
 	auto env = make_own<Env>(Gfp::Sleep);
@@ -620,6 +680,6 @@ void hostile_writes_and_idle_reader(Test &t)
 
 WEFT_TEST_SUITE(weft_umad_file, WEFT_CASE(method_mask), WEFT_CASE(register_rules),
 		WEFT_CASE(register_agent2), WEFT_CASE(write_validation), WEFT_CASE(request_response),
-		WEFT_CASE(rmpp_short_response), WEFT_CASE(old_header), WEFT_CASE(read_semantics),
-		WEFT_CASE(timeout_comes_back), WEFT_CASE(close_with_outstanding), WEFT_CASE(port_gone),
-		WEFT_CASE(hostile_writes_and_idle_reader));
+		WEFT_CASE(rmpp_short_response), WEFT_CASE(rmpp_long_request), WEFT_CASE(old_header),
+		WEFT_CASE(read_semantics), WEFT_CASE(timeout_comes_back), WEFT_CASE(close_with_outstanding),
+		WEFT_CASE(port_gone), WEFT_CASE(hostile_writes_and_idle_reader));
