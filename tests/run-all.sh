@@ -115,7 +115,7 @@ fi
 # (the long tests named in $stock_late, which no other stage touches) starts
 # when the debug kernel's guests are done, so that two guests run until the
 # end instead of one.  Every other test, a new one too, is in the first.
-stock_late="ipoib ipoib_cm ipoib_pkey remove_live"
+stock_late="ipoib ipoib_cm ipoib_pkey remove_live iser_sessions isert"
 stock_early=
 for t in tests/integration/*.sh; do
 	n=$(basename "$t" .sh)
