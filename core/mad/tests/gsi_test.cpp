@@ -7,7 +7,8 @@
  * in a version of the CM class the CM does not speak with bad-version.
  * With a GRH (IBA 8.3): the address conversions, a Get and the PMA's
  * answer both crossing with one, the route back to the requester's GID;
- * a bad SGID index and a GRH on QP0 refused.
+ * one to a GID weft1 lacks dropped and counted; a bad SGID index and a
+ * GRH on QP0 refused.
  */
 #include <weft/alloc.h>
 #include <weft/atomic.h>
@@ -18,6 +19,7 @@
 #include <weft/mad/port.h>
 
 #include "../grh_route.h"
+#include "../port_mad.h"
 
 using namespace weft;
 using namespace weft::mad;
@@ -244,6 +246,17 @@ void grh_over_qp1(Test &t)
 	WEFT_EXPECT_TRUE(t, f.ch.from.global);
 	WEFT_EXPECT_TRUE(t, same_gid(f.ch.from.grh.gid, g1));
 
+	/* To a GID weft1 does not have: dropped there and counted, the request times out. */
+	const uint64_t foreign = static_cast<PortMad *>(f.p1)->gsi_foreign_dgid();
+	grh_get(f, cls, p1.lid, g0);
+	f.req.timeout_ms = 100;
+	f.req.retries = 0;
+	WEFT_EXPECT_OK(t, s0.send(f.client, f.req));
+	WEFT_EXPECT_TRUE(t, wait_done(f.ch.done, 3));
+	WEFT_EXPECT_EQ(t, f.ch.status, err::ETIMEDOUT);
+	WEFT_EXPECT_EQ(t, static_cast<PortMad *>(f.p1)->gsi_foreign_dgid(), foreign + 1);
+	WEFT_EXPECT_EQ(t, f.sh.served, 1);
+
 	/* No GID at SGID index 1 (in-tree: EINVAL from the AH); no GRH on QP0. */
 	grh_get(f, cls, p1.lid, g1);
 	f.req.to.grh.sgid_index = 1;
@@ -252,7 +265,7 @@ void grh_over_qp1(Test &t)
 	f.req.mad.hdr().attr_id.set(iba::smp_attr::node_info);
 	f.req.to.qpn = 0;
 	WEFT_EXPECT_ERR(t, f.p0->smi().send(smi_client, f.req), err::EINVAL);
-	WEFT_EXPECT_EQ(t, f.ch.done.load(Order::Acquire), 2);
+	WEFT_EXPECT_EQ(t, f.ch.done.load(Order::Acquire), 3);
 	f.p0->smi().unregister_agent(smi_client);
 	s0.unregister_agent(pma_client);
 	s0.unregister_agent(f.client);
