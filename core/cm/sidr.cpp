@@ -108,7 +108,10 @@ void on_sidr_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		id->remote_id = req.request_id.get();
 		id->tid = m.hdr().tid.get();
 		id->service_id = req.service_id.get();
-		id->peer = mad::MadAddr{from.lid, iba::gsi_qpn, iba::gsi_qkey, from.pkey_index, from.sl};
+		/* IBA 12.11: SIDR_REP goes back the way the request came, through its GRH if any. */
+		id->peer = from;
+		id->peer.qpn = iba::gsi_qpn;
+		id->peer.qkey = iba::gsi_qkey;
 		id->state = State::SidrReqRcvd;
 		table_add_locked(*id);
 		Pending *ev = queue_locked(*id, EventType::SidrRequest);

@@ -88,6 +88,12 @@ mad::DrNode PortMad::Smi::dr_node() const
 /* From the service: an agent's request or response, or the service's own error answer. */
 Result<void> PortMad::Smi::transmit(const Mad &m, const MadAddr &to)
 {
+	/*
+	 * IBA 13.5.1, 14.2.2: subnet management stays inside its subnet (LID
+	 * or directed routed); an SMP never carries a GRH.
+	 */
+	if (to.global)
+		return Error(err::EINVAL);
 	Mad copy = m;
 	return out(copy, to);
 }

@@ -44,6 +44,8 @@ public:
 
 	/* Counted drops: directed-route discards, sends that could not go out. */
 	uint64_t smi_dropped() const { return smi_.dropped.load(Order::Relaxed); }
+	/* GMPs with a GRH to a GID this port does not have (dropped). */
+	uint64_t gsi_foreign_dgid() const { return gsi_.qp.foreign_dgid(); }
 	/*
 	 * Answers of the device's SMA/PMA that could not be sent (a full
 	 * QP0/QP1 send queue): kept by the device, for its hw_counters/.

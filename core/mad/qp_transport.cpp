@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* QP0 and QP1 as MAD datagram pipes (IBA 13.5.1). */
+#include "grh_route.h"
 #include "qp_transport.h"
 
 namespace weft::mad {
@@ -105,6 +106,8 @@ Result<void> QpTransport::send(const Mad &m, const MadAddr &to)
 	ah.dlid = to.lid;
 	ah.sl = to.sl;
 	ah.port = port_;
+	if (to.global)
+		global_route(to, ah);
 	auto made = ctx_->create_ah(pd_, ah);
 	if (!made) {
 		delete slot;
@@ -158,10 +161,32 @@ void QpTransport::handle(const Wc &wc)
 		from.qkey = type_ == QpType::Gsi ? gsi_qkey : 0;
 		from.pkey_index = wc.pkey_index;
 		from.sl = wc.sl;
-		sink_.arrived(m, from);
+		if (!(wc.wc_flags & wc_flag::grh) || route_back_of(bufs_[i], from))
+			sink_.arrived(m, from);
 	}
 	if (wc.status != WcStatus::WrFlushErr)
 		(void)post_recv(i);
+}
+
+/*
+ * IBA 8.3, 11.4.1.2: a GMP that came with a GRH (in the receive's first 40
+ * bytes) is answered through one, from the GID it was sent to.  Sent to
+ * none of ours: dropped and counted, as in-tree umad and agents drop it
+ * when ib_init_ah_attr_from_wc() finds no GID.  On QP0 the GRH is ignored
+ * (SMPs are routed by LID, IBA 14.2.2).
+ */
+bool QpTransport::route_back_of(const RecvBuf &b, MadAddr &from)
+{
+	if (type_ == QpType::Smi)
+		return true;
+	const auto &grh = *reinterpret_cast<const iba::Grh *>(b.bytes);
+	auto index = local_gid_index(dev_, port_, grh.dgid);
+	if (!index) {
+		foreign_dgid_.fetch_add(1, Order::Relaxed);
+		return false;
+	}
+	route_back(grh, index.value(), from);
+	return true;
 }
 
 /* Process context: agents' handlers run from here. */

@@ -11,6 +11,7 @@
 #ifndef WEFT_MAD_QP_TRANSPORT_H
 #define WEFT_MAD_QP_TRANSPORT_H
 
+#include <weft/atomic.h>
 #include <weft/verbs/verbs.h>
 
 #include <weft/mad/service.h>
@@ -41,8 +42,12 @@ public:
 	/* Two-phase: stop the poller, destroy the QP (flushing), release everything. */
 	void stop();
 
-	/* Process context.  ENOMEM, ENODEV (stopped), or the verbs error of the AH or the post. */
+	/*
+	 * Process context.  ENOMEM, ENODEV (stopped), or the verbs error of the AH (EINVAL: no GID at the SGID index) or the post.
+	 */
 	Result<void> send(const Mad &m, const MadAddr &to);
+	/* GMPs with a GRH whose DGID is none of the port's GIDs, dropped. */
+	uint64_t foreign_dgid() const { return foreign_dgid_.load(Order::Relaxed); }
 
 private:
 	/*
@@ -63,6 +68,7 @@ private:
 	static void poll(Work &w);
 	Result<void> post_recv(uint32_t i);
 	void handle(const verbs::Wc &wc);
+	bool route_back_of(const RecvBuf &b, MadAddr &from);
 
 	verbs::Device &dev_;
 	const uint8_t port_;
@@ -80,6 +86,7 @@ private:
 	/* Senders in send(); stop() waits for them before destroying the QP. */
 	Mutex send_lock_;
 	Work poll_work_;
+	Atomic<uint64_t> foreign_dgid_{0};
 };
 
 } // namespace weft::mad

@@ -601,6 +601,9 @@ Result<Ah *> Context::create_ah(Pd *pd, const AhAttr &attr)
 {
 	if (attr.port < 1 || attr.port > dev.num_ports() || attr.sl > 15 || attr.dlid == 0)
 		return Error(err::EINVAL);
+	/* IBA 8.3.1: a GRH's SGID is one of the port's GIDs (in-tree: EINVAL past the table). */
+	if (attr.global && !dev.query_gid(attr.port, attr.sgid_index))
+		return Error(err::EINVAL);
 	MutexGuard g(lock_);
 	if (!owns(pd))
 		return Error(err::EINVAL);

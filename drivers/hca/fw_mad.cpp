@@ -6,6 +6,17 @@
 
 namespace weft::hca {
 
+namespace {
+
+/* IBA 4.1.1: a port's one GID, its subnet prefix and its GUID. */
+bool for_port_gid(const iba::Grh &g, const Port &port)
+{
+	const verbs::Gid mine = verbs::Gid::make(port.mgmt.gid_prefix, port.guid);
+	return __builtin_memcmp(g.dgid, mine.raw, sizeof(mine.raw)) == 0;
+}
+
+} // namespace
+
 FwCheck fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, FwDatagram &out)
 {
 	const bool ud_mad = p.deth && p.payload.size() == iba::mad_size &&
@@ -17,6 +28,10 @@ FwCheck fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, Fw
 	if (p.deth->qkey.get() != qkey) {
 		PortCounters::bump(keys.counters.bad_qkey);
 		return FwCheck::BadQKey;
+	}
+	if (p.grh && !for_port_gid(*p.grh, keys)) {
+		PortCounters::bump(keys.counters.no_dest_qp);
+		return FwCheck::NotMad;
 	}
 	const uint16_t pkey = p.bth->pkey.get();
 	bool member = false;
@@ -33,6 +48,7 @@ FwCheck fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, Fw
 	out.from.src_qp = iba::Deth::SrcQp::get(p.deth->sqp);
 	out.pkey = pkey;
 	out.mad = p.payload.data();
+	out.grh = p.grh;
 	return FwCheck::Ok;
 }
 
@@ -48,6 +64,14 @@ Result<Own<PacketBuf>> fw_answer(const FwDatagram &to, uint16_t slid, uint32_t s
 	s.sqp = sqp;
 	s.qkey = qkey;
 	s.payload = ConstBytes(mad, iba::mad_size);
+	if (to.grh) {
+		/* IBA 8.3.1: back from the GID it was sent to, with its class and flow; any hop count. */
+		s.sgid = to.grh->dgid;
+		s.dgid = to.grh->sgid;
+		s.tclass = static_cast<uint8_t>(iba::Grh::TClass::get(to.grh->ver_tclass_flow));
+		s.flow = iba::Grh::FlowLabel::get(to.grh->ver_tclass_flow);
+		s.hoplmt = 0xff;
+	}
 	const size_t len = WEFT_TRY(packet_length(s));
 	auto pkt = WEFT_TRY(PacketBuf::alloc(Gfp::Atomic, static_cast<uint32_t>(len)));
 	pkt->len = static_cast<uint32_t>(WEFT_TRY(build(Bytes(pkt->data(), len), s, false)));

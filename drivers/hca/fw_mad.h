@@ -19,6 +19,7 @@ struct FwDatagram {
 	verbs::MadIn from; /* port: the arrival port */
 	uint16_t pkey = 0;
 	const uint8_t *mad = nullptr; /* 256 bytes, inside the packet */
+	const iba::Grh *grh = nullptr; /* the request's GRH, if it had one (inside the packet) */
 };
 
 /* What fw_accept found: the datagram is taken, or the check it failed. */
@@ -26,15 +27,17 @@ enum class FwCheck : uint8_t { Ok, NotMad, BadQKey, BadPKey };
 
 /*
  * IBA 9.6, 10.2.5, 10.9.3: a UD SEND ONLY of exactly one MAD, carrying
- * @qkey and a P_Key of @keys' table.  If not, counted at @keys
- * (no_dest_qp, bad_qkey, bad_pkey) and the failed check returned (a GSI
- * reports key violations: traps 257/258).  @in is the arrival port.
+ * @qkey and a P_Key of @keys' table, and with a GRH only if its DGID is
+ * @keys' GID (IBA 8.3.1).  If not, counted at @keys (no_dest_qp,
+ * bad_qkey, bad_pkey) and the failed check returned (a GSI reports key
+ * violations: traps 257/258).  @in is the arrival port.
  */
 FwCheck fw_accept(const Packet &p, const Port &in, Port &keys, uint32_t qkey, FwDatagram &out);
 
 /*
  * The answer to @to: one MAD from QP @sqp, with the request's P_Key and
- * SL (IBA 13.5.1), LID-routed from @slid.  Atomic context; unsealed, as
+ * SL (IBA 13.5.1), LID-routed from @slid, and through a GRH back to the
+ * requester's GID if the request had one.  Atomic context; unsealed, as
  * in-host packets travel.
  */
 Result<Own<PacketBuf>> fw_answer(const FwDatagram &to, uint16_t slid, uint32_t sqp, uint32_t qkey, const uint8_t *mad);

@@ -11,7 +11,8 @@
  *
  * PerfMgt is the one class served here; a Get or Set of any other class
  * is answered "unsupported" (IBA 13.4.7, as a GSI with no agent for it
- * does), anything else dropped.  Atomic context throughout.
+ * does), anything else dropped.  A GMP with a GRH to port 0's GID is
+ * answered through a GRH (fw_answer).  Atomic context throughout.
  */
 #include "fw_mad.h"
 #include "pma.h"
@@ -49,8 +50,7 @@ void Switch::gsi_receive(Port &in, Own<PacketBuf> pkt)
 	if (!port0_parse(in, *pkt, p))
 		return;
 	FwDatagram d;
-	/* No GRH: a GMP routed here from another subnet is not served yet. */
-	if (!p.bth || iba::Bth::DestQp::get(p.bth->dqp) != iba::gsi_qpn || p.grh) {
+	if (!p.bth || iba::Bth::DestQp::get(p.bth->dqp) != iba::gsi_qpn) {
 		PortCounters::bump(mp.counters.no_dest_qp);
 		return;
 	}

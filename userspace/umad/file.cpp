@@ -259,6 +259,15 @@ void fill_from(abi::Hdr &h, const mad::MadAddr &from)
 	h.lid.set(from.lid);
 	h.sl = from.sl;
 	h.pkey_index = from.pkey_index;
+	h.grh_present = from.global;
+	if (!from.global)
+		return;
+	/* In-tree: the route back, as ib_init_ah_attr_from_wc() builds it (the sender's GID). */
+	h.gid_index = from.grh.sgid_index;
+	h.hop_limit = from.grh.hop_limit;
+	h.traffic_class = from.grh.traffic_class;
+	__builtin_memcpy(h.gid, from.grh.gid, sizeof(h.gid));
+	h.flow_label.set(from.grh.flow_label);
 }
 
 } // namespace
@@ -352,6 +361,31 @@ Result<Array<uint8_t>> short_message(mad::SendReq &r, size_t len)
 	return whole;
 }
 
+/*
+ * The address of a write.  With grh_present the MAD goes with a GRH (IBA
+ * 8.3.1): SGID at gid_index, DGID gid, and the header's hop limit, traffic
+ * class and flow label; a bad gid_index fails the AH (EINVAL), a GRH on
+ * QP0 the send (EINVAL).
+ */
+mad::MadAddr to_addr(const abi::Hdr &h, bool use_pkey)
+{
+	mad::MadAddr to;
+	to.lid = h.lid.get();
+	to.sl = h.sl;
+	to.qpn = h.qpn.get() & 0xffffff;
+	to.qkey = h.qkey.get();
+	to.pkey_index = use_pkey ? h.pkey_index : 0;
+	to.global = h.grh_present;
+	if (!to.global)
+		return to;
+	__builtin_memcpy(to.grh.gid, h.gid, sizeof(to.grh.gid));
+	to.grh.sgid_index = h.gid_index;
+	to.grh.hop_limit = h.hop_limit;
+	to.grh.traffic_class = h.traffic_class;
+	to.grh.flow_label = h.flow_label.get() & 0xfffff;
+	return to;
+}
+
 } // namespace
 
 Result<size_t> File::write(UserBuf &buf)
@@ -400,12 +434,7 @@ Result<size_t> File::write(UserBuf &buf)
 		return Error(err::EINVAL);
 
 	mad::SendReq &r = p->req;
-	r.to.lid = p->hdr.lid.get();
-	r.to.sl = p->hdr.sl;
-	r.to.qpn = p->hdr.qpn.get() & 0xffffff;
-	r.to.qkey = p->hdr.qkey.get();
-	r.to.pkey_index = use_pkey_ ? p->hdr.pkey_index : 0;
-	/* GRH fields are accepted and not carried: the services route by LID. */
+	r.to = to_addr(p->hdr, use_pkey_);
 	r.timeout_ms = p->hdr.timeout_ms;
 	r.retries = static_cast<uint8_t>(min<uint32_t>(p->hdr.retries, 255));
 	p->mad_len = static_cast<uint32_t>(mad_len);

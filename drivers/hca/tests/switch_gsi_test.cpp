@@ -6,7 +6,8 @@
  * sender's QP through the LFT; PortSelect names any external port, port
  * 0 and all ports; a Set clears; the QP1 checks (Q_Key, P_Key, QP number)
  * drop and count; other classes get "unsupported"; forwarded packets
- * count unicast on both ports, unroutable ones a relay error.
+ * count unicast on both ports, unroutable ones a relay error; a GMP with
+ * a GRH to port 0's GID is answered through a GRH back to the sender's.
  */
 #include <weft/iba/pma.h>
 #include <weft/test.h>
@@ -35,6 +36,10 @@ struct Rig {
 	Lrh lrh{};
 	Bth bth{};
 	Deth deth{};
+	Grh grh{};
+	bool global = false; /* the answer had a GRH (in grh) */
+	/* Set: requests go with a GRH from this GID to dgid. */
+	const uint8_t *sgid = nullptr, *dgid = nullptr;
 
 	Result<void> up()
 	{
@@ -88,6 +93,11 @@ struct Rig {
 		s.dqp = dqp;
 		s.sqp = pm_qp;
 		s.qkey = qkey;
+		s.sgid = sgid;
+		s.dgid = dgid;
+		s.tclass = 0x44;
+		s.flow = 0x9abcd;
+		s.hoplmt = 7;
 		s.payload = ConstBytes(reinterpret_cast<const uint8_t *>(&req), sizeof(req));
 		size_t len = WEFT_TRY(packet_length(s));
 		auto pkt = WEFT_TRY(PacketBuf::alloc(Gfp::Sleep, static_cast<uint32_t>(len)));
@@ -109,6 +119,9 @@ struct Rig {
 		lrh = *p.value().lrh;
 		bth = *p.value().bth;
 		deth = *p.value().deth;
+		global = p.value().grh;
+		if (global)
+			grh = *p.value().grh;
 		return true;
 	}
 	/* Ask and return the answer's status (0xffff: no answer). */
@@ -321,8 +334,42 @@ void qp1_key_violations_trapped(Test &t)
 	WEFT_EXPECT_EQ(t, r.resp.hdr.status.get(), uint16_t(0));
 }
 
+/*
+ * IBA 8.3.1, 13.5.1: a GMP with a GRH to the switch's GID (port 0's) is
+ * answered through a GRH: from that GID back to the sender's, its traffic
+ * class and flow label, hop limit 255.  One to another GID is not for
+ * this node: dropped, counted at port 0.
+ */
+void grh_answered_through_grh(Test &t)
+{
+	auto own = rig();
+	WEFT_ASSERT_OK(t, own);
+	Rig &r = *own.value();
+	const verbs::Gid mine = r.sw->query_gid(0, 0).value();
+	const verbs::Gid pm = verbs::Gid::make(0xfe80000000000000ull, 0x0200574654009999ull);
+	r.sgid = pm.raw;
+	r.dgid = mine.raw;
+	WEFT_ASSERT_EQ(t, r.ask(method::get, pma_attr::class_port_info, 0), uint16_t(0));
+	WEFT_ASSERT_TRUE(t, r.global);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(r.grh.sgid, mine.raw, 16), 0);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(r.grh.dgid, pm.raw, 16), 0);
+	WEFT_EXPECT_EQ(t, Grh::TClass::get(r.grh.ver_tclass_flow), uint32_t(0x44));
+	WEFT_EXPECT_EQ(t, Grh::FlowLabel::get(r.grh.ver_tclass_flow), uint32_t(0x9abcd));
+	WEFT_EXPECT_EQ(t, r.grh.hoplmt.get(), uint8_t(0xff));
+	WEFT_EXPECT_EQ(t, Deth::SrcQp::get(r.deth.sqp), gsi_qpn);
+	/* To a GID the switch does not have. */
+	r.dgid = pm.raw;
+	const uint64_t before = r.c(0).no_dest_qp.load(Order::Relaxed);
+	WEFT_EXPECT_EQ(t, r.ask(method::get, pma_attr::class_port_info, 0), uint16_t(0xffff));
+	WEFT_EXPECT_EQ(t, r.c(0).no_dest_qp.load(Order::Relaxed), before + 1);
+	/* Without a GRH, none back. */
+	r.sgid = r.dgid = nullptr;
+	WEFT_ASSERT_EQ(t, r.ask(method::get, pma_attr::class_port_info, 0), uint16_t(0));
+	WEFT_EXPECT_FALSE(t, r.global);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_switch_gsi, WEFT_CASE(class_port_info_from_qp1), WEFT_CASE(port_counters_by_port_select),
 		WEFT_CASE(qp1_checks_and_other_classes), WEFT_CASE(forwarded_unicast_counted),
-		WEFT_CASE(qp1_key_violations_trapped));
+		WEFT_CASE(qp1_key_violations_trapped), WEFT_CASE(grh_answered_through_grh));

@@ -21,6 +21,18 @@
 
 namespace weft::mad {
 
+/*
+ * The global route of a GMP (IBA 8.3, 13.5.1): sent, the GRH to build; received,
+ * the route back to its sender, as in-tree ib_init_ah_attr_from_wc() makes it.
+ */
+struct MadGrh {
+	uint8_t gid[16] = {};	 /* the far end: DGID sent, the sender's SGID received */
+	uint32_t flow_label = 0; /* 20 bits */
+	uint8_t sgid_index = 0;	 /* the near end in the port's GID table: SGID sent, DGID received */
+	uint8_t hop_limit = 0;	 /* received: 0xff, the reply may cross every router */
+	uint8_t traffic_class = 0;
+};
+
 /* Where a MAD comes from or goes to (IBA 13.5.1: the addressing a GSI/SMI datagram needs). */
 struct MadAddr {
 	uint16_t lid = 0;
@@ -28,6 +40,8 @@ struct MadAddr {
 	uint32_t qkey = 0;
 	uint16_t pkey_index = 0;
 	uint8_t sl = 0;
+	bool global = false; /* with a GRH (@grh); never on QP0 */
+	MadGrh grh;
 };
 
 struct Mad {

@@ -26,9 +26,11 @@ namespace {
 struct SelfLoop final : mad::MadTransport {
 	mad::MadService *svc = nullptr;
 	mad::MadAddr self{7, 1, 0x80010000, 2, 3};
+	mad::MadAddr last_to; /* where the last MAD was sent */
 	uint32_t drop = 0;
-	Result<void> transmit(const mad::Mad &m, const mad::MadAddr &) override
+	Result<void> transmit(const mad::Mad &m, const mad::MadAddr &to) override
 	{
+		last_to = to;
 		if (drop) {
 			drop--;
 			return ok();
@@ -348,6 +350,85 @@ void request_response(Test &t)
 	WEFT_EXPECT_EQ(t, out.mad(hs).method.get(), iba::method::get_resp);
 	WEFT_EXPECT_EQ(t, out.mad(hs).attr_mod.get(), 99u);
 	WEFT_EXPECT_EQ(t, out.mad(hs).tid.get() & 0xffffffff, 0x1234u);
+	a.close();
+	b.close();
+}
+
+/*
+ * IBA 8.3.1: the GRH fields of the header.  A write with grh_present sends
+ * with a global route (SGID index, DGID, hop limit, traffic class, the
+ * 20-bit flow label); a MAD that came with a GRH is read with
+ * grh_present and the route back (the sender's GID, our GID's index, hop
+ * limit 0xff), as in-tree ib_umad reports it; answering with that header
+ * goes back through the GRH.
+ */
+void grh_address(Test &t)
+{
+	auto env = make_own<Env>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, env);
+	Env &e = *env.value();
+	SelfLoop &l = e.port.l1;
+	File &a = e.a, &b = e.b;
+	WEFT_ASSERT_OK(t, enable_pkey(a));
+	WEFT_ASSERT_OK(t, enable_pkey(b));
+	const size_t hs = abi::hdr_size;
+	uint32_t ida = reg(a, reg_req(1, perf, 1)).value();
+	uint32_t idb = reg(b, reg_req(1, perf, 1, 1u << iba::method::get)).value();
+	const uint8_t peer[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 2, 0, 0x57, 0x46, 0x54, 0, 0, 2};
+	const uint8_t sender[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 2, 0, 0x57, 0x46, 0x54, 0, 0, 1};
+	Msg &m = request(e.m, hs, ida, perf, iba::method::get, 1000, 0x4242);
+	m.hdr().grh_present = 1;
+	m.hdr().gid_index = 0;
+	m.hdr().hop_limit = 9;
+	m.hdr().traffic_class = 0x22;
+	m.hdr().flow_label.set(0xf54321); /* 20 bits go on the wire */
+	__builtin_memcpy(m.hdr().gid, peer, 16);
+	l.self.global = true;
+	__builtin_memcpy(l.self.grh.gid, sender, 16);
+	l.self.grh.sgid_index = 0;
+	l.self.grh.hop_limit = 0xff;
+	l.self.grh.traffic_class = 0x22;
+	l.self.grh.flow_label = 0x54321;
+	WEFT_ASSERT_EQ(t, write(a, m, hs + 256).value(), hs + 256);
+	WEFT_EXPECT_TRUE(t, l.last_to.global);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(l.last_to.grh.gid, peer, 16), 0);
+	WEFT_EXPECT_EQ(t, l.last_to.grh.sgid_index, 0);
+	WEFT_EXPECT_EQ(t, l.last_to.grh.hop_limit, 9);
+	WEFT_EXPECT_EQ(t, l.last_to.grh.traffic_class, 0x22);
+	WEFT_EXPECT_EQ(t, l.last_to.grh.flow_label, 0x54321u);
+	Msg &in = e.in;
+	WEFT_ASSERT_EQ(t, read(b, in, sizeof(in.bytes)).value(), hs + 256);
+	WEFT_EXPECT_EQ(t, in.hdr().id, idb);
+	WEFT_EXPECT_EQ(t, in.hdr().grh_present, 1);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(in.hdr().gid, sender, 16), 0);
+	WEFT_EXPECT_EQ(t, in.hdr().gid_index, 0);
+	WEFT_EXPECT_EQ(t, in.hdr().hop_limit, 0xff);
+	WEFT_EXPECT_EQ(t, in.hdr().traffic_class, 0x22);
+	WEFT_EXPECT_EQ(t, in.hdr().flow_label.get(), 0x54321u);
+	/* b answers with the header it read: the response goes back through the GRH. */
+	Msg &resp = e.resp;
+	resp = in;
+	resp.hdr().timeout_ms = 0;
+	resp.mad(hs).method.set(iba::method::get_resp);
+	WEFT_ASSERT_EQ(t, write(b, resp, hs + 256).value(), hs + 256);
+	WEFT_EXPECT_TRUE(t, l.last_to.global);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(l.last_to.grh.gid, sender, 16), 0);
+	WEFT_EXPECT_EQ(t, l.last_to.grh.hop_limit, 0xff);
+	Msg &out = e.out;
+	WEFT_ASSERT_EQ(t, read(a, out, sizeof(out.bytes)).value(), hs + 256);
+	WEFT_EXPECT_EQ(t, out.hdr().id, ida);
+	WEFT_EXPECT_EQ(t, out.hdr().grh_present, 1);
+	WEFT_EXPECT_EQ(t, __builtin_memcmp(out.hdr().gid, sender, 16), 0);
+	/* Without grh_present: no GRH, whatever the other fields say; none reported. */
+	l.self.global = false;
+	Msg &plain = request(e.m, hs, ida, perf, iba::method::get, 0, 0x4343);
+	plain.hdr().hop_limit = 9;
+	__builtin_memcpy(plain.hdr().gid, peer, 16);
+	WEFT_ASSERT_EQ(t, write(a, plain, hs + 256).value(), hs + 256);
+	WEFT_EXPECT_TRUE(t, !l.last_to.global);
+	WEFT_ASSERT_EQ(t, read(b, in, sizeof(in.bytes)).value(), hs + 256);
+	WEFT_EXPECT_EQ(t, in.hdr().grh_present, 0);
+	WEFT_EXPECT_EQ(t, in.hdr().hop_limit, 0);
 	a.close();
 	b.close();
 }
@@ -680,6 +761,6 @@ void hostile_writes_and_idle_reader(Test &t)
 
 WEFT_TEST_SUITE(weft_umad_file, WEFT_CASE(method_mask), WEFT_CASE(register_rules),
 		WEFT_CASE(register_agent2), WEFT_CASE(write_validation), WEFT_CASE(request_response),
-		WEFT_CASE(rmpp_short_response), WEFT_CASE(rmpp_long_request), WEFT_CASE(old_header),
+		WEFT_CASE(grh_address), WEFT_CASE(rmpp_short_response), WEFT_CASE(rmpp_long_request), WEFT_CASE(old_header),
 		WEFT_CASE(read_semantics), WEFT_CASE(timeout_comes_back), WEFT_CASE(close_with_outstanding),
 		WEFT_CASE(port_gone), WEFT_CASE(hostile_writes_and_idle_reader));
