@@ -11,6 +11,9 @@
 # and Weft's cannot share a kernel).  Every session gets open-iscsi's
 # defaults, every disk blk-lib.sh's block-layer settings.  Prints "BLK
 # ..." and "ISCSI-PARAMS ..." lines; asserts nothing.
+#   $1 profile (make bench-iser PROFILE=1): only Weft's disk, under fio
+#      4 KiB randread at queue depth 32 for $2 seconds (20) sampled by
+#      weft_pcsample (as make profile-ipoib); prints "PROFILE ..." lines.
 set -u
 . /weft-job/guest-lib.sh
 . "$WEFT_REPO/tests/bench/rxe-lib.sh"
@@ -18,20 +21,44 @@ set -u
 iqn=iqn.2026-12.org.weft:bench
 
 # lio_iscsi NETNS IP ISER: the ramdisk as LUN 0 of $iqn for this initiator,
-# no authentication, a portal on IP:3260 (iSER if ISER is 1) made in NETNS
-# ("-": the root one; LIO listens in the writer's namespace; nsenter, as
-# `ip netns exec` would hide the configfs mount).
+# no authentication, a portal on IP:3260 (iSER if ISER is 1) made and
+# switched in NETNS ("-": the root one; LIO binds in the writer's
+# namespace, the iSER listener too; nsenter, as `ip netns exec` would hide
+# the configfs mount).
 lio_iscsi() {
-	local tp=/sys/kernel/config/target/iscsi/$iqn/tpgt_1 np initiator
+	local tp=/sys/kernel/config/target/iscsi/$iqn/tpgt_1 np mk initiator
 	np=$tp/np/$2:3260
 	initiator=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
 	mkdir -p "$tp" && echo 0 >"$tp/attrib/authentication" || return 1
-	if [ "$1" = - ]; then mkdir "$np"; else nsenter --net="/run/netns/$1" mkdir "$np"; fi || return 1
-	[ "$3" = 0 ] || echo 1 >"$np/iser" || return 1
+	mk="mkdir '$np' && { [ $3 = 0 ] || echo 1 >'$np/iser'; }"
+	if [ "$1" = - ]; then sh -c "$mk"; else nsenter --net="/run/netns/$1" sh -c "$mk"; fi || return 1
 	lio_brd "/sys/kernel/config/target/iscsi/$iqn" "$initiator"
 }
+# profile_fio STACK DEV: fio 4 KiB randread at queue depth 32 on DEV while
+# weft_pcsample samples every CPU for $secs seconds; the profile named by
+# pcsample.py.
+profile_fio() {
+	local pcs=/sys/kernel/debug/weft_pcsample before
+	weft_insmod weft_pcsample || return 1
+	fio --name=profile --filename="$2" --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1 \
+		--size=64M --time_based --runtime=$((secs + 4)) >/tmp/profile-fio.out 2>&1 &
+	sleep 2
+	before=$(head -1 /proc/stat)
+	echo start >$pcs/control
+	sleep "$secs"
+	echo stop >$pcs/control
+	echo "PROFILE cpu before: $before"
+	echo "PROFILE cpu after:  $(head -1 /proc/stat)"
+	wait
+	grep -E "IOPS=" /tmp/profile-fio.out | sed 's/^/PROFILE fio /'
+	cp $pcs/samples /tmp/pcsample.bin
+	cp /proc/kallsyms /tmp/kallsyms
+	python3 "$WEFT_REPO/tests/bench/pcsample.py" /tmp/pcsample.bin /tmp/kallsyms \
+		--symmaps "$WEFT_MODDIR" --top 60 | sed 's/^/PROFILE /'
+	rmmod weft_pcsample
+}
 # iscsi_bench STACK IP IFACE: discovery, login, fio on the session's disk once
-# it has its size, logout.
+# it has its size ($run: blk_fio, or profile_fio), logout.
 iscsi_bench() {
 	local d
 	timeout 60 iscsiadm -m discovery -t st -p "$2" -I "$3" >/dev/null &&
@@ -41,7 +68,7 @@ iscsi_bench() {
 		[ "$(blockdev --getsize64 "/dev/$d" 2>/dev/null || echo 0)" -gt 0 ]'; then
 		echo "ISCSI-PARAMS $1 $(iscsiadm -m session -P 2 | grep -E 'Iface Transport|MaxRecvDataSegmentLength|MaxXmitDataSegmentLength|FirstBurstLength|MaxBurstLength|ImmediateData|InitialR2T' |
 			sed 's/^[[:space:]]*//; s/: /=/' | paste -sd' ')"
-		blk_fio "$1" "/dev/$d"
+		$run "$1" "/dev/$d"
 	else
 		echo "bench-iser: no $1 disk"
 	fi
@@ -49,9 +76,11 @@ iscsi_bench() {
 	rm -rf /etc/iscsi/nodes /etc/iscsi/send_targets
 }
 
+run=blk_fio secs=${2:-20}
+[ "${1:-}" = profile ] && run=profile_fio
 modprobe brd rd_nr=1 rd_size=131072 || { echo "bench-iser: no brd"; exit 1; }
 modprobe -a sd_mod target_core_iblock
-blk_fio brd /dev/ram0
+[ $run = blk_fio ] && blk_fio brd /dev/ram0
 
 # Weft: weft_iser on weft0 (10.77.0.1) to weft_isert on weft1 (10.77.0.2, in h1).
 if weft_iser_hosts && lio_iscsi h1 10.77.0.2 1; then
@@ -60,6 +89,7 @@ else
 	echo "bench-iser: Weft's hosts or LIO setup failed"
 fi
 weft_iser_down || echo "bench-iser: Weft did not come down"
+[ $run = blk_fio ] || exit 0
 
 # iSCSI/TCP: the target on tv1 (192.168.78.2, namespace tt), the initiator
 # on tv0; MTU 9000 as rxe's veth.
