@@ -22,7 +22,7 @@
 #   make bench-rdma-cm   cmtime connection setup/teardown: Weft's RDMA CM vs rxe's
 #   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
 #   make bench-srp       fio on Weft's SRP vs brd vs the in-tree SRP over rxe
-#   make bench-iser      fio on Weft's iSER vs brd vs the in-tree iSER over rxe vs iSCSI/TCP
+#   make bench-iser      fio on Weft's iSER vs brd vs the in-tree iSER over rxe vs iSCSI/TCP (PROFILE=1: where it goes)
 #   make bench-scale     fabrics of ~1,024 HCAs under OpenSM, per routing engine (Documentation/scale.md)
 #   make profile-ipoib   where the time goes under IPoIB iperf3 (MODE=connected|datagram, IPERF="-A 0,1")
 #   make debug-kernel    build (or reuse) the cached KUnit/KASAN/lockdep kernel
@@ -146,7 +146,7 @@ bench-srp: modules
 	@$(SRCDIR)/tests/bench/srp.sh
 
 bench-iser: modules
-	@$(SRCDIR)/tests/bench/iser.sh
+	@PROFILE=$(PROFILE) SECONDS_SAMPLED=$(SECONDS_SAMPLED) $(SRCDIR)/tests/bench/iser.sh
 
 bench-scale: modules
 	@$(SRCDIR)/tests/topologies/bench-scale.sh

@@ -38,10 +38,11 @@ lio_iscsi() {
 # weft_pcsample samples every CPU for $secs seconds; the profile named by
 # pcsample.py.
 profile_fio() {
-	local pcs=/sys/kernel/debug/weft_pcsample before
+	local pcs=/sys/kernel/debug/weft_pcsample before load
 	weft_insmod weft_pcsample || return 1
 	fio --name=profile --filename="$2" --rw=randread --bs=4k --iodepth=32 --ioengine=libaio --direct=1 \
 		--size=64M --time_based --runtime=$((secs + 4)) >/tmp/profile-fio.out 2>&1 &
+	load=$!
 	sleep 2
 	before=$(head -1 /proc/stat)
 	echo start >$pcs/control
@@ -49,7 +50,7 @@ profile_fio() {
 	echo stop >$pcs/control
 	echo "PROFILE cpu before: $before"
 	echo "PROFILE cpu after:  $(head -1 /proc/stat)"
-	wait
+	wait "$load" # not iscsid, also this shell's child
 	grep -E "IOPS=" /tmp/profile-fio.out | sed 's/^/PROFILE fio /'
 	cp $pcs/samples /tmp/pcsample.bin
 	cp /proc/kallsyms /tmp/kallsyms
