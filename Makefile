@@ -22,6 +22,7 @@
 #   make bench-rdma-cm   cmtime connection setup/teardown: Weft's RDMA CM vs rxe's
 #   make bench-ipoib     iperf3 over IPoIB (each mode) vs a veth pair
 #   make bench-srp       fio on Weft's SRP vs brd vs the in-tree SRP over rxe
+#   make bench-iser      fio on Weft's iSER vs brd vs the in-tree iSER over rxe vs iSCSI/TCP (PROFILE=1: where it goes)
 #   make bench-scale     fabrics of ~1,024 HCAs under OpenSM, per routing engine (Documentation/scale.md)
 #   make profile-ipoib   where the time goes under IPoIB iperf3 (MODE=connected|datagram, IPERF="-A 0,1")
 #   make debug-kernel    build (or reuse) the cached KUnit/KASAN/lockdep kernel
@@ -56,7 +57,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check check-race check-install soak run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-rdma-cm bench-ipoib bench-srp bench-scale profile-ipoib debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check check-race check-install soak run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-rdma-cm bench-ipoib bench-srp bench-iser bench-scale profile-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -144,6 +145,9 @@ bench-ipoib: modules
 bench-srp: modules
 	@$(SRCDIR)/tests/bench/srp.sh
 
+bench-iser: modules
+	@PROFILE=$(PROFILE) SECONDS_SAMPLED=$(SECONDS_SAMPLED) $(SRCDIR)/tests/bench/iser.sh
+
 bench-scale: modules
 	@$(SRCDIR)/tests/topologies/bench-scale.sh
 
@@ -168,4 +172,4 @@ clean:
 	rm -rf $(SRCDIR)/build
 
 help:
-	@sed -n '3,26p' $(SRCDIR)/Makefile
+	@sed -n '3,/make deps/p' $(SRCDIR)/Makefile

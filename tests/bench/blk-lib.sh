@@ -1,6 +1,7 @@
-# Sourced by the block benchmarks (srp-in-guest.sh; later iSER): the fio
-# jobs every disk runs, the queue settings that make disks comparable, and
-# (on the host) the table.  A benchmark, not a test: it asserts nothing.
+# Sourced by the block benchmarks (srp-in-guest.sh, iser-in-guest.sh): the
+# fio jobs every disk runs, the queue settings that make disks comparable,
+# the LIO export of the ramdisk, and (on the host) the table.  A benchmark,
+# not a test: it asserts nothing.
 # shellcheck shell=bash
 
 # The jobs, "name rw bs iodepth": 4 KiB random at queue depth 1 and 32,
@@ -45,6 +46,17 @@ PY
 	done <<<"$blk_jobs"
 }
 
+# lio_brd TPORT_DIR ACL (in the guest): /dev/ram0 as a LIO block
+# backstore, LUN 0 of the target port's TPG 1, mapped for ACL; the TPG
+# enabled.
+lio_brd() {
+	local b=/sys/kernel/config/target/core/iblock_0/ram0 tp=$1/tpgt_1
+	mkdir -p $b && echo udev_path=/dev/ram0 >$b/control && echo 1 >$b/enable || return 1
+	mkdir -p "$tp/lun/lun_0" && ln -s $b "$tp/lun/lun_0/ram0" || return 1
+	mkdir -p "$tp/acls/$2/lun_0" && ln -s $tp/lun/lun_0 "$tp/acls/$2/lun_0/ram0" || return 1
+	echo 1 >"$tp/enable"
+}
+
 # blk_table LOG STACK...: the table of the BLK lines in LOG, one column pair
 # (IOPS, MiB/s) per stack, then each stack's ratio to the first and the
 # second's to the last (e.g. brd weft rxe: weft/brd, weft/rxe).
@@ -66,4 +78,17 @@ blk_table() {
 					ratio(iops[s[2] "|" order[i]], iops[s[k] "|" order[i]])
 			}
 		}'
+}
+
+# blk_bench NAME STACK... (on the host, from the repository): NAME's job
+# (tests/bench/NAME-in-guest.sh) in one stock-kernel guest, console log
+# build/logs/bench-NAME.log; its notes, then the table of STACKs.
+blk_bench() {
+	local name=$1 log=build/logs/bench-$1.log
+	shift
+	mkdir -p build/logs
+	tests/harness/vm-run.sh --kernel stock --script "tests/bench/$name-in-guest.sh" --log "$log" \
+		--timeout 2400 --mem 3072 --name "bench-$name" >/dev/null || true
+	tr -d '\r' <"$log" | grep -E "^(BLK-QUEUE|ISCSI-PARAMS|bench-$name:)" || true
+	blk_table "$log" "$@"
 }

@@ -16,15 +16,6 @@ set -u
 t=/sys/kernel/config/target
 opts=max_sect=1024,queue_size=64,max_cmd_per_lun=62
 
-# lio_brd TPORT_DIR ACL: /dev/ram0 as a LIO block backstore, LUN 0 of the
-# target port's TPG 1, mapped for ACL; the TPG enabled.
-lio_brd() {
-	local b=$t/core/iblock_0/ram0 tp=$1/tpgt_1
-	mkdir -p $b && echo udev_path=/dev/ram0 >$b/control && echo 1 >$b/enable || return 1
-	mkdir -p $tp/lun/lun_0 && ln -s $b $tp/lun/lun_0/ram0 || return 1
-	mkdir -p "$tp/acls/$2/lun_0" && ln -s $tp/lun/lun_0 "$tp/acls/$2/lun_0/ram0" || return 1
-	echo 1 >$tp/enable
-}
 # srp_disk HCA: /dev of the disk behind HCA's SCSI host, once it has its size.
 srp_disk() {
 	local i h d

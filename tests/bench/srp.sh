@@ -7,9 +7,4 @@
 set -eu
 cd "$(dirname "$0")/../.."
 . tests/bench/blk-lib.sh
-log=build/logs/bench-srp.log
-mkdir -p build/logs
-tests/harness/vm-run.sh --kernel stock --script tests/bench/srp-in-guest.sh --log "$log" \
-	--timeout 2400 --mem 3072 --name bench-srp >/dev/null || true
-tr -d '\r' <"$log" | grep -E '^(BLK-QUEUE|bench-srp:)' || true
-blk_table "$log" brd weft rxe
+blk_bench srp brd weft rxe

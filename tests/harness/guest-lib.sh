@@ -413,6 +413,11 @@ weft_iser_hosts() {
 	weft_until 20 'ping -c 1 -W 1 10.77.0.2 >/dev/null' || { echo "weft_iser_hosts: no ping"; return 1; }
 	modprobe -a sd_mod scsi_transport_iscsi libiscsi target_core_mod iscsi_target_mod || return 1
 	weft_insmod weft_iser && weft_insmod weft_isert || return 1
+	weft_iscsid_start
+}
+# weft_iscsid_start: iscsid running (pid in weft_iscsid_pid), its node
+# records reset, an initiator name set (also make bench-iser's in-tree runs).
+weft_iscsid_start() {
 	rm -rf /etc/iscsi/nodes /etc/iscsi/send_targets
 	mkdir -p /run/lock/iscsi
 	grep -q '^InitiatorName=' /etc/iscsi/initiatorname.iscsi 2>/dev/null ||
@@ -422,7 +427,7 @@ weft_iser_hosts() {
 	weft_iscsid_pid=$!
 	# Ready when its control socket (abstract, ISCSIADM_ABSTRACT_NAMESPACE) listens.
 	weft_until 20 'grep -q ISCSIADM_ABSTRACT /proc/net/unix'
-	kill -0 "$weft_iscsid_pid" || { echo "weft_iser_hosts: iscsid exited: $(cat /tmp/iscsid.log)"; return 1; }
+	kill -0 "$weft_iscsid_pid" || { echo "weft_iscsid_start: iscsid exited: $(cat /tmp/iscsid.log)"; return 1; }
 }
 # weft_iser_target IQN: a 32 MiB ramdisk exported over iSER on
 # 10.77.0.2:3260 in h1 with an ACL for this initiator, written to LIO's
