@@ -399,7 +399,8 @@ void SoftQp::set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pk)
 	s.pkey = pk;
 	s.sgid = s.dgid = nullptr;
 	if (ah.global && p) {
-		sgid_ = verbs::Gid::make(Hca::subnet_prefix, p->guid);
+		/* IBA 8.3.1: our GID 0, as query_gid reports it (the SM may set another GIDPrefix). */
+		sgid_ = verbs::Gid::make(p->mgmt.gid_prefix, p->guid);
 		dgid_ = ah.dgid;
 		s.sgid = sgid_.raw;
 		s.dgid = dgid_.raw;

@@ -50,7 +50,6 @@ public:
 	void remove_qp(SoftQp &qp);
 	McastTable *mcast(uint8_t port) { return port >= 1 && port <= nports_ ? &mcast_[port - 1] : nullptr; }
 
-	static constexpr uint64_t subnet_prefix = 0xfe80000000000000ull; /* IBA 4.1.1 default */
 
 private:
 	explicit Hca(uint8_t ports);

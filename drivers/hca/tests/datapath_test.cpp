@@ -484,6 +484,14 @@ void ud_multicast(Test &t)
 	WEFT_EXPECT_ERR(t, r2.ctx->attach_mcast(r2.qp, mgid, mlid), err::EEXIST);
 	WEFT_EXPECT_ERR(t, r2.ctx->attach_mcast(r2.qp, mgid, 0x12), err::EINVAL);
 	hca::Fabric::get().flood_multicast(mlid);
+	/* The SGID is the sender's GID 0 under the prefix its SM set, not the default one. */
+	struct PrefixFor {
+		hca::Port &p;
+		uint64_t was;
+		~PrefixFor() { p.mgmt.gid_prefix = was; }
+	} set_prefix{*static_cast<hca::Hca &>(*tx.dev).port(1), 0};
+	set_prefix.was = exchange(set_prefix.p.mgmt.gid_prefix, 0xfe80000000000077ull);
+	const Gid sgid = tx.dev->query_gid(1, 0).value();
 	static uint8_t bufs[3][128];
 	Side *rx[] = {&r1, &r2, &other};
 	for (int i = 0; i < 3; i++) {
@@ -518,6 +526,7 @@ void ud_multicast(Test &t)
 		WEFT_EXPECT_STREQ(t, reinterpret_cast<const char *>(bufs[i] + 40), msg);
 		/* The GRH in the first 40 bytes names the group (IBA 11.4.1.2). */
 		WEFT_EXPECT_EQ(t, __builtin_memcmp(bufs[i] + 24, mgid.raw, 16), 0);
+		WEFT_EXPECT_EQ(t, __builtin_memcmp(bufs[i] + 8, sgid.raw, 16), 0);
 	}
 	Wc extra;
 	WEFT_EXPECT_EQ(t, other.cq->poll(Span<Wc>(&extra, 1)), size_t(0));
