@@ -69,17 +69,17 @@ mirror:
 
 # Sizes of kernel objects and errno values for C++, generated per kernel.
 layout: mirror
-	@$(KMAKE) -s lib/rt/layout.s
+	+@$(KMAKE) -s lib/rt/layout.s
 	@$(SRCDIR)/scripts/gen-layout.sh $(BUILD)/lib/rt/layout.s $(BUILD)/generated/weft/layout.h
 
 modules: layout
 	@echo "Building Weft for $(KVER) ($(KDIR)) with $(WEFT_CXX)"
-	$(KMAKE) modules 2>&1 | tee $(BUILD)/build.log
+	+$(KMAKE) modules 2>&1 | tee $(BUILD)/build.log
 	@$(SRCDIR)/scripts/check-build-log.sh $(BUILD)/build.log
 	@echo "Modules for $(KVER):" $$(cd $(BUILD) && find . -name 'weft_*.ko' | sort)
 
 sparse: layout
-	$(KMAKE) C=2 CHECK=sparse modules 2>&1 | tee $(BUILD)/sparse.log
+	+$(KMAKE) C=2 CHECK=sparse modules 2>&1 | tee $(BUILD)/sparse.log
 	@if grep -E '^[^ ]+\.[ch]:[0-9]+:[0-9]+: (warning|error):' $(BUILD)/sparse.log; then \
 		echo "sparse: not clean"; exit 1; fi
 	@echo "sparse: clean ($$(grep -c '  CHECK ' $(BUILD)/sparse.log) C files checked)"
