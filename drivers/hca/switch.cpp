@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The soft IB switch: forwarding (IBA 18.2.4). */
-#include <weft/log.h>
 
 #include "crc.h"
 #include "hca_module.h"
@@ -10,7 +9,6 @@
 namespace weft::hca {
 
 namespace {
-const Logger log("weft_hca");
 
 verbs::DeviceAttr switch_attr()
 {

@@ -7,7 +7,6 @@
  * ETIMEDOUT and only its 24-byte MAD header, EIO once the port is gone.
  */
 #include <weft/alloc.h>
-#include <weft/log.h>
 
 #include "file.h"
 #include "umad_kapi.h"
@@ -15,8 +14,6 @@
 namespace weft::umad {
 
 namespace {
-
-constexpr Logger log("weft_umad");
 
 /* IBA 13.4.3 + 13.6.2: the common MAD header and the RMPP header (the in-tree minimum write). */
 constexpr size_t mad_hdr_size = sizeof(iba::MadHeader);
