@@ -400,7 +400,7 @@ void SoftQp::set_addressing(PacketSpec &s, const verbs::AhAttr &ah, uint16_t pk)
 	s.sgid = s.dgid = nullptr;
 	if (ah.global && p) {
 		/* IBA 8.3.1: our GID 0, as query_gid reports it (the SM may set another GIDPrefix). */
-		sgid_ = verbs::Gid::make(p->mgmt.gid_prefix, p->guid);
+		sgid_ = p->gid();
 		dgid_ = ah.dgid;
 		s.sgid = sgid_.raw;
 		s.dgid = dgid_.raw;

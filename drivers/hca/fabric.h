@@ -179,6 +179,8 @@ public:
 	Atomic<uint16_t> pkeys[pkey_table_len] = {Atomic<uint16_t>{0xffff}};
 	/* The rest of PortInfo and the tables the SMA keeps (port_mgmt.h), under node.mgmt_lock. */
 	PortMgmt mgmt;
+	/* IBA 4.1.1: GID 0, the GIDPrefix the SM set (mgmt) and the port's GUID. */
+	verbs::Gid gid() const { return verbs::Gid::make(mgmt.gid_prefix, guid); }
 	PortCounters counters{};
 	/*
 	 * Packets captured here and lost to a full capture ring, since load.

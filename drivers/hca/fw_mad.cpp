@@ -11,7 +11,7 @@ namespace {
 /* IBA 4.1.1: a port's one GID, its subnet prefix and its GUID. */
 bool for_port_gid(const iba::Grh &g, const Port &port)
 {
-	const verbs::Gid mine = verbs::Gid::make(port.mgmt.gid_prefix, port.guid);
+	const verbs::Gid mine = port.gid();
 	return __builtin_memcmp(g.dgid, mine.raw, sizeof(mine.raw)) == 0;
 }
 

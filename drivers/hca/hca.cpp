@@ -347,7 +347,7 @@ Result<verbs::Gid> Hca::query_gid(uint8_t port, uint32_t index)
 	Port *p = this->port(port);
 	if (!p || index != 0)
 		return Error(err::EINVAL);
-	return verbs::Gid::make(p->mgmt.gid_prefix, p->guid);
+	return p->gid();
 }
 
 Result<uint16_t> Hca::query_pkey(uint8_t port, uint16_t index)

@@ -269,7 +269,7 @@ Result<verbs::Gid> Switch::query_gid(uint8_t port, uint32_t index)
 {
 	if (port != 0 || index != 0)
 		return Error(err::EINVAL);
-	return verbs::Gid::make(ports_[0].mgmt.gid_prefix, ports_[0].guid);
+	return ports_[0].gid();
 }
 
 Result<uint16_t> Switch::query_pkey(uint8_t port, uint16_t index)
