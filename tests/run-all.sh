@@ -55,7 +55,7 @@ guest_results() { # LOG PREFIX SCRIPT...
 # A failed test's own reasons ("<test>: FAIL: ..." lines), so a run whose
 # log is gone (CI keeps only the console) still says what went wrong.
 fail_lines() { # LOG TEST
-	tr -d '\r' <"$1" | grep -a "^$2: FAIL" | head -8 | sed 's/^/     | /'
+	tr -d '\r' <"$1" | grep -a "^$2: FAIL" | head -16 | sed 's/^/     | /'
 }
 # The slowest tests of a guest stage (their WEFT-TIME lines), so a stage
 # that grows towards CI's bound shows what to trim.
