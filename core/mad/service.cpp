@@ -144,6 +144,7 @@ Result<void> MadService::send(Agent &a, SendReq &r)
 			r.deadline_ = now_ms() + r.timeout_ms;
 			r.status = 0;
 			r.redirects_ = 0;
+			r.segmented_ = segmented;
 			/*
 			 * Until the transmit returns, the request is the sender's:
 			 * whatever ends it meanwhile (a response, cancellation)
@@ -233,6 +234,15 @@ void MadService::tick(DelayedWork &w)
 				if (r.tries_left_) {
 					r.tries_left_--;
 					r.deadline_ = now + r.timeout_ms;
+					/*
+					 * A segmented request is not sent again (in-tree
+					 * alike): the RMPP sender resends unACKed windows
+					 * on its own clock (IBA 13.6.5.1), and one
+					 * delivered whole needs only its answer.  Its
+					 * first MAD alone would be a repeat to ACK.
+					 */
+					if (r.segmented_)
+						continue;
 					/* A copy: a response may complete (and free) r while this sends. */
 					copy = r.mad;
 					to = r.to;
@@ -271,6 +281,8 @@ bool MadService::follow_redirect_locked(SendReq &r, const Mad &m, Mad &copy, Mad
 	constexpr uint8_t max_redirects = 3;
 	if ((m.hdr().status.get() & 0x7fff) != iba::mad_status::redirect || r.sending_ || r.redirects_ >= max_redirects)
 		return false;
+	if (r.segmented_)
+		return false; /* its segments are gone: the owner gets the redirect as the answer */
 	const size_t off = iba::class_data_offset(m.hdr().mgmt_class.get());
 	const auto &cpi = *reinterpret_cast<const iba::ClassPortInfo *>(m.bytes + off);
 	if (off + sizeof(cpi) > iba::mad_size || !cpi.redirect_lid.get())
@@ -288,6 +300,22 @@ bool MadService::follow_redirect_locked(SendReq &r, const Mad &m, Mad &copy, Mad
 	return true;
 }
 
+/*
+ * Besides TID and class, a response must come back the way its request
+ * left (in-tree's ib_find_send_mad does the same): with a GRH if the
+ * request had one, addressed to the GID it was sent from, and without one
+ * if it had none.  Directed-route SMPs are not checked: their LIDs may be
+ * permissive and they carry no GRH (IBA 14.2.2).
+ */
+bool MadService::came_back(const SendReq &r, const Mad &m, const MadAddr &from)
+{
+	if (m.hdr().mgmt_class.get() == iba::mgmt_class::subn_directed_route)
+		return true;
+	if (r.to.global != from.global)
+		return false;
+	return !from.global || from.grh.sgid_index == r.to.grh.sgid_index;
+}
+
 void MadService::deliver_response(const Mad &m, const MadAddr &from)
 {
 	const uint64_t tid = m.hdr().tid.get();
@@ -299,7 +327,7 @@ void MadService::deliver_response(const Mad &m, const MadAddr &from)
 		SpinGuardBh g(lock_);
 		for (SendReq &r : outstanding_) {
 			if (r.mad.hdr().tid.get() == tid && r.agent_->id_ == uint32_t(tid >> 32) &&
-			    r.mad.hdr().mgmt_class.get() == m.hdr().mgmt_class.get()) {
+			    r.mad.hdr().mgmt_class.get() == m.hdr().mgmt_class.get() && came_back(r, m, from)) {
 				match = &r;
 				break;
 			}

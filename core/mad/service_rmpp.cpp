@@ -179,15 +179,18 @@ void MadService::rmpp_ack_arrived(const Mad &m)
 	}
 }
 
-/* The outstanding request a response segment (or its sender's STOP/ABORT) belongs to. */
-SendReq *MadService::rmpp_request_locked(const Mad &m)
+/*
+ * The outstanding request a response segment (or its sender's STOP/ABORT)
+ * belongs to; with @from, only if it came back the way the request left.
+ */
+SendReq *MadService::rmpp_request_locked(const Mad &m, const MadAddr *from)
 {
 	lock_.assert_held();
 	const uint64_t tid = m.hdr().tid.get();
 	SendReq *r = nullptr;
 	for (SendReq &o : outstanding_)
 		if (o.mad.hdr().tid.get() == tid && o.agent_->id_ == uint32_t(tid >> 32) &&
-		    o.mad.hdr().mgmt_class.get() == m.hdr().mgmt_class.get())
+		    o.mad.hdr().mgmt_class.get() == m.hdr().mgmt_class.get() && (!from || came_back(o, m, *from)))
 			r = &o;
 	return r;
 }
@@ -203,7 +206,7 @@ void MadService::rmpp_response_segment(const Mad &m, const MadAddr &from)
 	size_t want = 0;
 	{
 		SpinGuardBh g(lock_);
-		SendReq *r = rmpp_request_locked(m);
+		SendReq *r = rmpp_request_locked(m, &from);
 		if (!r || (!r->rx_ && !(r->rx_ = new (Gfp::Atomic)
 					      rmpp::Receiver(rmpp::max_message(m.hdr().mgmt_class.get()))))) {
 			drop();
@@ -223,7 +226,7 @@ void MadService::rmpp_response_segment(const Mad &m, const MadAddr &from)
 	SendReq *done = nullptr;
 	{
 		SpinGuardBh g(lock_);
-		SendReq *r = rmpp_request_locked(m);
+		SendReq *r = rmpp_request_locked(m, &from);
 		if (!r || !r->rx_) { /* ended meanwhile */
 			drop();
 			return;

@@ -582,6 +582,28 @@ void unsolicited_request_reassembled(Test &t)
 }
 
 /*
+ * A segmented request whose answer never comes (in-tree alike): its
+ * retry after the timeout sends nothing, since the RMPP sender's own
+ * clock covers unACKed windows and a transfer ACKed whole needs only its
+ * answer (the first segment alone would be a repeat for the receiver to
+ * ACK).  It ends ETIMEDOUT after its retry, delivered once.
+ */
+void segmented_request_not_resent(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.sh.answer = false;
+	WEFT_ASSERT_OK(t, x.ask_multi(3 * seg_data, 100));
+	WEFT_ASSERT_TRUE(t, wait_done(x.ch.done, 1)); /* 2 x 3 s */
+	WEFT_EXPECT_EQ(t, x.ch.status, int(err::ETIMEDOUT));
+	WEFT_EXPECT_EQ(t, x.sh.messages.load(Order::Acquire), 1);
+	WEFT_EXPECT_EQ(t, x.la.sent.load(Order::Relaxed), 3u); /* the three segments, once */
+	WEFT_EXPECT_EQ(t, x.b.rmpp_receiving(), 0u);
+	teardown(x);
+}
+
+/*
  * Through the service, by hand: a gap and a repeat are answered with the
  * last ACK, the message is delivered once and exact, a repeat of the last
  * segment after delivery (the final ACK lost) is ACKed again and not
@@ -839,6 +861,7 @@ WEFT_TEST_SUITE(weft_mad_rmpp, WEFT_CASE(segments_and_lengths), WEFT_CASE(table_
 		WEFT_CASE(endless_sender_stopped), WEFT_CASE(out_of_order_segments),
 		WEFT_CASE(broken_segments_aborted), WEFT_CASE(service_refuses_oversized),
 		WEFT_CASE(stop_and_abort_end_transfers), WEFT_CASE(mutated_headers_refused_or_exact),
-		WEFT_CASE(unsolicited_request_reassembled), WEFT_CASE(unsolicited_out_of_order_and_repeats),
+		WEFT_CASE(unsolicited_request_reassembled), WEFT_CASE(segmented_request_not_resent),
+		WEFT_CASE(unsolicited_out_of_order_and_repeats),
 		WEFT_CASE(unsolicited_request_timeout), WEFT_CASE(unsolicited_limits),
 		WEFT_CASE(unsolicited_budget));

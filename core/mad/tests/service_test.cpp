@@ -2,8 +2,9 @@
 /*
  * KUnit: the MAD service (IBA 13.4-13.5) between two ports joined by a
  * loopback transport that can lose MADs: agent registration rules,
- * requests matched with responses by TID, retries and timeouts, the error
- * answer for a request nobody serves, unmatched responses dropped, and
+ * requests matched with responses by TID and route, retries and
+ * timeouts, the error answer for a request nobody serves, unmatched
+ * responses dropped, and
  * unregistration cancelling what is outstanding with no callback after.
  */
 #include <weft/alloc.h>
@@ -171,6 +172,55 @@ void request_matched_by_tid(Test &t)
 	teardown(x);
 }
 
+/*
+ * A response must come back the way its request left (in-tree's
+ * ib_find_send_mad too): to a request sent with a GRH from SGID index 1,
+ * an answer with no GRH, or with one to another of our GIDs, is someone
+ * else's: a counted drop.  The one to GID index 1 ends the request.  And
+ * a request sent without a GRH takes no answer that has one.
+ */
+void response_matched_by_route(Test &t)
+{
+	auto f = fixture();
+	WEFT_ASSERT_OK(t, f);
+	Fixture &x = *f.value();
+	x.lb.lose = ~0ull; /* the responder's own answers are lost: these come by hand */
+	x.make_get(cls, 1, 5000, 0);
+	x.req.to = x.lb.self;
+	x.req.to.global = true;
+	x.req.to.grh.sgid_index = 1;
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	Mad resp = x.req.mad; /* with the TID send() gave it */
+	resp.hdr().method.set(iba::method::get_resp);
+	MadAddr from = x.lb.self;
+	const uint64_t dropped = x.a.dropped();
+	x.a.receive(resp, from);
+	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 1);
+	from.global = true;
+	from.grh.sgid_index = 0;
+	x.a.receive(resp, from);
+	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 2);
+	WEFT_EXPECT_EQ(t, x.qh.done.load(Order::Acquire), 0);
+	from.grh.sgid_index = 1;
+	x.a.receive(resp, from);
+	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 2);
+	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 1));
+	WEFT_EXPECT_EQ(t, x.qh.last_status, 0);
+
+	x.make_get(cls, 1, 5000, 0);
+	x.req.to = x.lb.self; /* no GRH */
+	WEFT_ASSERT_OK(t, x.a.send(x.client, x.req));
+	resp = x.req.mad;
+	resp.hdr().method.set(iba::method::get_resp);
+	x.a.receive(resp, from); /* with a GRH */
+	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 3);
+	x.a.receive(resp, x.lb.self);
+	WEFT_ASSERT_TRUE(t, wait_done(x.qh.done, 2));
+	WEFT_EXPECT_EQ(t, x.qh.last_status, 0);
+	WEFT_EXPECT_EQ(t, x.a.dropped(), dropped + 3);
+	teardown(x);
+}
+
 /* IBA 13.4.7: a Get nobody serves is answered with the reason. */
 void unserved_requests_answered(Test &t)
 {
@@ -334,5 +384,6 @@ void redirect_followed(Test &t)
 } // namespace
 
 WEFT_TEST_SUITE(weft_mad_service, WEFT_CASE(registration_rules), WEFT_CASE(request_matched_by_tid),
+		WEFT_CASE(response_matched_by_route),
 		WEFT_CASE(unserved_requests_answered), WEFT_CASE(retries_then_timeout),
 		WEFT_CASE(unregister_cancels), WEFT_CASE(vendor_classes_by_oui), WEFT_CASE(redirect_followed));

@@ -121,6 +121,7 @@ private:
 	bool sending_ = false; /* inside send(): it finishes whatever ends the request */
 	uint8_t redirects_ = 0; /* IBA 13.5.3.3: redirections followed */
 	bool ended_ = false;
+	bool segmented_ = false; /* sent by RMPP: its segments are the RMPP sender's to resend */
 	rmpp::Receiver *rx_ = nullptr; /* a response arriving in segments */
 };
 
@@ -247,6 +248,7 @@ private:
 	void drop() { dropped_.fetch_add(1, Order::Relaxed); }
 	bool end_locked(SendReq &r, int status);
 	bool follow_redirect_locked(SendReq &r, const Mad &m, Mad &copy, MadAddr &to);
+	static bool came_back(const SendReq &r, const Mad &m, const MadAddr &from);
 	Result<void> rmpp_send(Agent &a, SendReq &r);
 	void rmpp_pump(RmppSend &s);
 	void rmpp_finish_locked(RmppSend &s);
@@ -255,7 +257,7 @@ private:
 	bool rmpp_receive(const Mad &m, const MadAddr &from);
 	void rmpp_ack_arrived(const Mad &m);
 	void rmpp_response_segment(const Mad &m, const MadAddr &from);
-	SendReq *rmpp_request_locked(const Mad &m);
+	SendReq *rmpp_request_locked(const Mad &m, const MadAddr *from = nullptr);
 	bool rmpp_receiver_stopped(const Mad &m);
 	bool rmpp_request_segment(const Mad &m, const MadAddr &from);
 	RmppRecv *rmpp_recv_find_locked(const Mad &m, const MadAddr &from);
