@@ -278,8 +278,12 @@ void Fabric::remove(Node &n)
 	}
 	nodes.remove(n);
 	n.on_fabric_ = false;
-	/* No packet is on its way into @n once this returns. */
-	weft_synchronize_rcu();
+	/*
+	 * No packet is on its way into @n once this returns.  Expedited, as
+	 * in-tree's synchronize_net() under RTNL: tearing down a fabric of a
+	 * thousand nodes waits here once per node and once per cable.
+	 */
+	weft_synchronize_rcu_expedited();
 	for (uint8_t i = 0; i <= n.port_count() && i < 64; i++) {
 		if (Port *p = n.port(i))
 			p->faults_.purge();
@@ -322,7 +326,7 @@ void Fabric::disconnect(Port &p, Port *only_peer)
 		PortCounters::bump(x->counters.link_downed);
 		x->node.link_changed(*x);
 	}
-	weft_synchronize_rcu();
+	weft_synchronize_rcu_expedited(); /* as in remove() */
 	for (Port *x : ends)
 		x->faults_.purge();
 }

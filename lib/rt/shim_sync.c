@@ -156,6 +156,12 @@ void weft_synchronize_rcu(void)
 }
 EXPORT_SYMBOL_GPL(weft_synchronize_rcu);
 
+void weft_synchronize_rcu_expedited(void)
+{
+	synchronize_rcu_expedited();
+}
+EXPORT_SYMBOL_GPL(weft_synchronize_rcu_expedited);
+
 void weft_refcount_warn(const void *ref, const char *what)
 {
 	WARN_ONCE(1, "weft: refcount %px: %s\n", ref, what);

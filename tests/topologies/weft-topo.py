@@ -265,14 +265,17 @@ def build(path, roots_out=None):
 def teardown():
     t0 = time.monotonic()
     n = 0
+    phases = []
     for kind in ("cables", "hcas", "switches"):
         d = f"{CFS}/{kind}"
         if not os.path.isdir(d):
             continue
+        t = time.monotonic()
         for e in os.listdir(d):
             os.rmdir(f"{d}/{e}")
             n += 1
-    print(f"TOPO teardown entries={n} teardown_s={time.monotonic() - t0:.2f}", flush=True)
+        phases.append(f"{kind}_s={time.monotonic() - t:.2f}")
+    print(f"TOPO teardown entries={n} teardown_s={time.monotonic() - t0:.2f} {' '.join(phases)}", flush=True)
 
 
 def main(argv):

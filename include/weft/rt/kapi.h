@@ -92,6 +92,8 @@ void weft_rcu_read_lock(void) __acquires(RCU);
 void weft_rcu_read_unlock(void) __releases(RCU);
 bool weft_rcu_read_lock_held(void);
 void weft_synchronize_rcu(void);
+/* The same wait, forced (IPIs): for rare changes made thousands of times in a row. */
+void weft_synchronize_rcu_expedited(void);
 
 /* refcount misuse (underflow, increment from zero, saturation): WARN once. */
 void weft_refcount_warn(const void *ref, const char *what);

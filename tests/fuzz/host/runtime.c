@@ -113,6 +113,7 @@ void weft_rcu_read_lock(void) { ++rcu_depth; }
 void weft_rcu_read_unlock(void) { --rcu_depth; }
 bool weft_rcu_read_lock_held(void) { return rcu_depth > 0; }
 void weft_synchronize_rcu(void) {}
+void weft_synchronize_rcu_expedited(void) {}
 
 void weft_refcount_warn(const void *ref, const char *what) { (void)ref; weft_warn(__FILE__, __LINE__, what); }
 
