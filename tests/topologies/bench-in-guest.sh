@@ -5,6 +5,7 @@
 # applies (scale-lib.sh); prints SCALE-* lines, and fails if a check fails.
 #   $@  labels to run (default: all of ft2 ft3 torus random)
 set -u
+export WEFT_SCALE_SUBS=1 # scale-lib.sh: time the subscription burst after each sweep
 . /weft-job/guest-lib.sh
 . "$WEFT_REPO/tests/topologies/scale-lib.sh"
 fail=0

@@ -18,12 +18,12 @@ tr -d '\r' <"$log" | grep -a "^SCALE-\|^scale:" | awk '
 	/^scale:/ { print; next }
 	$1 == "SCALE-BUILD" { b[$2] = sprintf("%s HCAs, %s switches, %s cables; build %s s (switches %s, HCAs %s, cables %s); %s KiB per HCA, %s KiB per switch, %d MiB in all",
 		v("hcas"), v("switches"), v("cables"), v("build_s"), v("switch_s"), v("hca_s"), v("cable_s"), v("hca_kib"), v("switch_kib"), v("total_kib") / 1024); order[++n] = $2 }
-	$1 == "SCALE-SWEEP" { s[$2] = s[$2] sprintf("  %-7s SUBNET UP %8s s   all ACTIVE %8s s   nodes %5s   ibtracert %s   ibqueryerrors %s\n",
-		$3, v("up_s"), v("active_s"), v("nodes"), v("tracert"), v("errors")) }
-	$1 == "SCALE-TEARDOWN" { t[$2] = v("teardown_s") }
+	$1 == "SCALE-SWEEP" { s[$2] = s[$2] sprintf("  %-7s SUBNET UP %8s s   all ACTIVE %8s s   subscribed %8s s   nodes %5s   ibtracert %s   ibqueryerrors %s\n",
+		$3, v("up_s"), v("active_s"), v("subs_s"), v("nodes"), v("tracert"), v("errors")) }
+	$1 == "SCALE-TEARDOWN" { t[$2] = sprintf("%s s (cables %s, HCAs %s, switches %s)", v("teardown_s"), v("cables_s"), v("hcas_s"), v("switches_s")) }
 	$1 == "SCALE-RESULT" { r = $2 }
 	END {
-		for (i = 1; i <= n; i++) { l = order[i]; printf "%s: %s; teardown %s s\n%s", l, b[l], t[l], s[l] }
+		for (i = 1; i <= n; i++) { l = order[i]; printf "%s: %s; teardown %s\n%s", l, b[l], t[l], s[l] }
 		print "result: " (r == "" ? "incomplete" : r)
 	}'
 exit $rc

@@ -9,7 +9,8 @@
 #   SCALE-BUILD <label> hcas=.. switches=.. cables=.. build_s=.. hca_kib=.. ...
 #   SCALE-SWEEP <label> <engine> up_s=<s to SUBNET UP> active_s=<s to every
 #       HCA port ACTIVE> nodes=<ibnetdiscover> tracert=<ok>/<pairs> errors=<clean|N>
-#   SCALE-TEARDOWN <label> teardown_s=..
+#       subs_s=<s to 2 InformInfo subscriptions per HCA port, WEFT_SCALE_SUBS only>
+#   SCALE-TEARDOWN <label> teardown_s=.. cables_s=.. hcas_s=.. switches_s=..
 # and returns non-zero (saying why) if any check fails: a node missing,
 # a port not ACTIVE, a umad device missing, the topology file short, the
 # engine not the one asked for, ibtracert failing, ibqueryerrors unclean.
@@ -124,6 +125,7 @@ scale_sweep() {
 	else
 		scale_bad "$label/$engine: ports not ACTIVE: $(scale_not_active | head -5 | tr '\n' ' ')"
 	fi
+	if [ -n "${WEFT_SCALE_SUBS:-}" ]; then scale_subscriptions "$label/$engine" "$t0"; fi
 	# OpenSM falls back to minhop when an engine refuses the fabric.
 	grep -q "$engine tables configured on all switches" /tmp/opensm.log ||
 		scale_bad "$label/$engine: engine not used: $(grep "tables configured\|routing engine" /tmp/opensm.log | head -3)"
@@ -153,7 +155,23 @@ scale_sweep() {
 		echo "--- $label/$engine: OpenSM's errors and warnings (first 20)"
 		grep -E " ERR | WRN " /tmp/opensm.log | head -20
 	fi
-	echo "SCALE-SWEEP $label $engine up_s=$(scale_s "$up") active_s=$(scale_s "$act") nodes=$n tracert=$ok/$tried errors=${errs:-?}"
+	echo "SCALE-SWEEP $label $engine up_s=$(scale_s "$up") active_s=$(scale_s "$act") nodes=$n tracert=$ok/$tried errors=${errs:-?} subs_s=$(scale_s "$scale_subs")"
+}
+# scale_subscriptions WHAT T0: with WEFT_SCALE_SUBS (make bench-scale), the
+# subscription burst after a sweep: every HCA port's SA client subscribes to
+# traps 64 and 65 (mad.md), so OpenSM's InformInfo table reaches two records
+# per HCA port; scale_subs is the ms from T0 (OpenSM's start) until it does.
+scale_subs=''
+scale_subscriptions() {
+	local want n=0 _
+	want=$(( 2 * $(compgen -G '/sys/class/infiniband/weft[0-9]*/ports/*' | wc -l) ))
+	scale_subs=''
+	for _ in $(seq 1 300); do
+		n=$(timeout 60 saquery "${scale_diag[@]}" -I 2>/dev/null | grep -c SubscriberGID)
+		[ "$n" -ge "$want" ] && { scale_subs=$(( $(scale_now) - $2 )); return 0; }
+		sleep 1
+	done
+	scale_bad "$1: OpenSM holds $n InformInfo subscriptions, want $want"
 }
 scale_s() { [ -n "$1" ] && printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)) || echo -; }
 
