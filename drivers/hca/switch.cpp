@@ -108,6 +108,11 @@ uint8_t Switch::lft(uint16_t dlid) const
 /*
  * IBA 14.2.5.4: any external port's state change sets PortStateChange;
  * IBA 14.2.5.1: and the switch tells the SM with trap 128 (any context).
+ * With no SM or no LID yet there is nobody to tell, and the SM's sweep
+ * reads PortStateChange anyway (a CA's notices alike, trap.cpp).  Kept,
+ * such a notice went out as soon as the sweep had set the LIDs, before
+ * it had set the routes, and it and the SM's TrapRepress met switches
+ * with no LFT entry for them (PortRcvSwitchRelayErrors, scale.md).
  */
 void Switch::link_changed(Port &p)
 {
@@ -116,6 +121,8 @@ void Switch::link_changed(Port &p)
 	{
 		SpinGuardBh g(mgmt_lock);
 		mgmt.port_state_change = true;
+		if (!ports_[0].sm_lid || !ports_[0].lid.load(Order::Relaxed))
+			return;
 		mgmt.trap_pending = true;
 		mgmt.trap_tries = 0;
 	}

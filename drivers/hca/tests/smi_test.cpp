@@ -402,6 +402,29 @@ void trap_128_until_repressed(Test &t)
 	(void)n.m.ask(a, 2);
 }
 
+/*
+ * A link change while the switch knows no SM (no LID, no SM LID) is not
+ * reported later, once the SM's sweep has given it both: that sweep reads
+ * PortStateChange, and the notice would cross switches whose routes are
+ * not set yet.  PortStateChange itself is set.
+ */
+void trap_128_not_kept_for_a_later_sm(Test &t)
+{
+	auto own = net(1);
+	WEFT_ASSERT_OK(t, own);
+	Net &n = *own.value();
+	Switch &a = *n.sw[0];
+	WEFT_ASSERT_OK(t, Fabric::get().connect(n.sm.port_, *a.port(2)));
+	a.port(0)->lid.store(3, Order::Relaxed);
+	a.port(0)->sm_lid = sm_lid;
+	a.set_lft(sm_lid, 2);
+	weft_msleep(2500); /* a kept notice would repeat within a second */
+	WEFT_EXPECT_EQ(t, n.sm.count(), size_t(0));
+	n.m.get(a, 2, smp_attr::switch_info);
+	WEFT_ASSERT_EQ(t, int(n.m.ask(a, 2)), int(MadOutcome::Reply));
+	WEFT_EXPECT_EQ(t, SwitchInfo::PortStateChange::get(n.m.got<SwitchInfo>().life_state), 1u);
+}
+
 /* Switch @a's port 0 at LID sw_lid under an SM at sm_lid, cabled through port 2 and keyed with @key. */
 constexpr uint16_t sw_lid = 3;
 
@@ -645,6 +668,7 @@ void switch_trap_129_link_integrity(Test &t)
 
 WEFT_TEST_SUITE(weft_hca_smi, WEFT_CASE(dr_node_info_one_switch), WEFT_CASE(dr_walks_two_switches),
 		WEFT_CASE(lid_routed_to_switch), WEFT_CASE(tables_steer_data), WEFT_CASE(rc_pkey_mismatch_dropped),
-		WEFT_CASE(trap_128_until_repressed), WEFT_CASE(switch_trap_256_until_repressed),
+		WEFT_CASE(trap_128_until_repressed), WEFT_CASE(trap_128_not_kept_for_a_later_sm),
+		WEFT_CASE(switch_trap_256_until_repressed),
 		WEFT_CASE(switch_trap_144), WEFT_CASE(new_notice_leaves_others_clock),
 		WEFT_CASE(switch_trap_129_link_integrity));
