@@ -202,6 +202,9 @@ scale_run() {
 	done
 	line=$(python3 "$scale_topo" teardown)
 	echo "SCALE-TEARDOWN $label ${line#TOPO teardown }"
+	# Nor should the next subnet inherit this one's LIDs (the default
+	# subnet's nodes have the same GUIDs as this fabric's first ones).
+	rm -f /var/cache/opensm/guid2lid
 	scale_unload || scale_bad "$label: unload failed"
 	return $scale_fail
 }
