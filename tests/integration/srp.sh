@@ -152,9 +152,7 @@ want="-/02 02.02/00 02.02/00 02.02/00 02.02/00 00.04/00 -/00 02.02/00"
 drops0=$(cat /sys/module/weft_srpt/parameters/dropped_ius)
 pd=$(login_hex 0 64 4 0 "$tid" 0xee)
 # Captured on weft0's port for tshark (below).
-cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/srp-iu.pcap &
-cap=$!
-for i in $(seq 1 50); do [ "$(stat -c %s /tmp/srp-iu.pcap)" -ge 24 ] && break; sleep 0.1; done
+weft_capture_start weft0 1 /tmp/srp-iu.pcap || bad "capture did not start"
 if weft_insmod weft_selftest_cm_client dev=weft0 dest=weft1 service=0x$ng1 login=$pd \
 	probe="$(srp_cmd 0 0 0 0x7072 0 $tur)" ius="$(IFS=,; echo "${ius[*]}")"; then
 	got=$(cat /sys/module/weft_selftest_cm_client/parameters/iu_replies)
@@ -170,9 +168,7 @@ drops=$(($(cat /sys/module/weft_srpt/parameters/dropped_ius) - drops0))
 #     or flagged packet; the CM REQ to the target's service carries the
 #     SRP_LOGIN_REQ as its private data (zero-padded to 92 bytes), the REP
 #     an SRP_LOGIN_RSP (opcode 0xc0); the 16 IUs and probes are RC SENDs.
-sleep 1
-kill $cap
-wait $cap 2>/dev/null
+weft_capture_stop || bad "capture incomplete"
 # Wireshark 4.0's RPC-over-RDMA heuristic throws on any RC SEND payload
 # shorter than its header (the 10-byte IU; a hand-made 12-byte SEND of
 # zeros too): "[Malformed Packet: RPCoRDMA]".  Not ours to judge: off.
@@ -210,14 +206,10 @@ cp /tmp/srp-pat /mnt/srp/pat && umount /mnt/srp && mount "$fi" /mnt/srp && cmp /
 umount /mnt/srp
 # 2b. On the wire (weft0's port): each command's data fast-registered, one
 #     direct descriptor, a new key per command, no other key used.
-cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/srp.pcap &
-cap=$!
-sleep 0.5
+weft_capture_start weft0 1 /tmp/srp.pcap || bad "capture did not start"
 fio --name=cap --filename="$rd" --rw=randrw --bs=64k --size=4M --direct=1 --ioengine=libaio \
 	--iodepth=8 --io_size=8M >/tmp/fio-cap.out 2>&1 || bad "fio under capture: $(tail -3 /tmp/fio-cap.out)"
-sleep 0.5
-kill $cap
-wait $cap 2>/dev/null
+weft_capture_stop || bad "capture incomplete"
 python3 "$WEFT_REPO/tests/integration/srp_pcap.py" /tmp/srp.pcap || bad "SRP descriptors on the wire"
 
 echo "== 3"

@@ -42,7 +42,10 @@ lid0=$(( $(cat /sys/class/infiniband/weft0/ports/1/lid) ))
 [ "$lid0" -gt 0 ] || bad "weft0 has no LID"
 ibping -S -C weft0 -P 1 >/tmp/ibping-server.out 2>&1 &
 server=$!
-sleep 1
+# The server answers once it has registered its agent: until one ping is
+# answered (60 s), then the five counted ones.
+weft_until 60 'timeout 10 ibping -C weft1 -P 1 -c 1 -L "$lid0" 2>/dev/null | grep -q "1 received"' ||
+	bad "ibping server never answered: $(cat /tmp/ibping-server.out)"
 if out=$(timeout 60 ibping -C weft1 -P 1 -c 5 -L "$lid0" 2>&1); then
 	echo "$out" | tail -3
 	[[ $out == *"5 packets transmitted, 5 received"* ]] || bad "ibping: $out"
