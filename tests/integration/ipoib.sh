@@ -249,7 +249,7 @@ weft_pings h1 $ip6a -6 || bad "ping -6 after the cable came back"
 # 4. OpenSM restarted.
 weft_sm_stop
 weft_sm_start weft0
-sleep 3
+weft_wait_line /tmp/opensm.log "SUBNET UP" 60 || bad "no SUBNET UP after the OpenSM restart"
 weft_wait_active weft0 weft1 || bad "not ACTIVE after the OpenSM restart"
 weft_pings - $ip4b -w 30 || bad "ping after the OpenSM restart"
 weft_pings h1 $ip4a || bad "ping from h1 after the OpenSM restart"

@@ -59,7 +59,9 @@ initiator=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
 # Its own session: iscsid signals its process group when it stops.
 setsid iscsid -f >/tmp/iscsid.log 2>&1 &
 iscsid_pid=$!
-sleep 1
+# Ready when its control socket (abstract, ISCSIADM_ABSTRACT_NAMESPACE) listens: step 2's
+# discovery must fail for want of a target, not of iscsid.
+weft_until 60 'grep -q ISCSIADM_ABSTRACT /proc/net/unix' || bad "iscsid never listened: $(cat /tmp/iscsid.log)"
 kill -0 "$iscsid_pid" || bad "iscsid exited: $(cat /tmp/iscsid.log)"
 
 echo "== 2"

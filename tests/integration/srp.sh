@@ -84,7 +84,8 @@ grep -q "File exists" <<<"$err" || bad "duplicate add_target: $err (want EEXIST)
 disk() { # LUN: the /dev node of weft0's LUN
 	lsscsi "${host##*/host}:0:0:$1" 2>/dev/null | awk '{print $NF}'
 }
-for i in $(seq 1 100); do [ -b "$(disk 0)" ] && [ -b "$(disk 1)" ] && break; sleep 0.2; done
+# SCSI scanning on a loaded host: 60 s.
+for i in $(seq 1 300); do [ -b "$(disk 0)" ] && [ -b "$(disk 1)" ] && break; sleep 0.2; done
 rd=$(disk 0) fi=$(disk 1)
 lsscsi
 [ -b "$rd" ] && [ -b "$fi" ] || bad "the two disks did not appear: $(lsscsi)"
@@ -271,7 +272,7 @@ echo "== 7"
 # 7. A second initiator on the same target.
 add weft2 "$login" || bad "add_target on weft2"
 host2=
-for i in $(seq 1 100); do
+for i in $(seq 1 300); do
 	for h in /sys/class/scsi_host/host*; do
 		[ "$(cat "$h/local_ib_device" 2>/dev/null)" = weft2 ] && host2=$h
 	done
@@ -289,7 +290,7 @@ echo 1 >"$host2/delete"
 echo "== 8"
 # 8. 64 logins and logouts.
 echo 1 >"$host/delete"
-for i in $(seq 1 100); do [ -d "$host" ] || break; sleep 0.1; done
+for i in $(seq 1 600); do [ -d "$host" ] || break; sleep 0.1; done
 [ -d "$host" ] && bad "the host did not go after delete"
 for n in $(seq 1 64); do
 	add weft0 "$login" || { bad "login $n failed"; break; }
@@ -299,7 +300,7 @@ for n in $(seq 1 64); do
 	done
 	[ -n "$h" ] || { bad "login $n: no host"; break; }
 	echo 1 >"$h/delete"
-	for i in $(seq 1 200); do [ -d "$h" ] || break; sleep 0.05; done
+	for i in $(seq 1 1200); do [ -d "$h" ] || break; sleep 0.05; done
 	[ -d "$h" ] && { bad "logout $n: the host stayed"; break; }
 done
 echo "64 logins and logouts done"
@@ -311,7 +312,7 @@ echo "== 9"
 #    but only weft1's shows its controller: it has a LIO target port.
 timeout 300 srp_daemon -e -o -n -i weft0 -p 1 >/tmp/srp_daemon.out 2>&1
 h=
-for i in $(seq 1 100); do
+for i in $(seq 1 300); do
 	for x in /sys/class/scsi_host/host*; do
 		[ "$(cat "$x/local_ib_device" 2>/dev/null)" = weft0 ] && h=$x
 	done
