@@ -161,11 +161,20 @@ weft_capture_start() {
 		{ echo "weft_capture_start: no pcap header from $1 port $2"; return 1; }
 }
 # weft_capture_stop: the reader stopped once FILE holds every packet the
-# port recorded since weft_capture_start (60 s; the reader is a process
-# that a loaded host may not run for a while); fails, saying so, if not.
+# port recorded since weft_capture_start (weft_capture_drained); fails,
+# saying so, if it does not in time.
 weft_capture_stop() {
 	local r=0
-	python3 - "$weft_capture_file" "$weft_capture_dir/capture_packets" "$weft_capture_base" <<'PY' || r=1
+	weft_capture_drained "$weft_capture_file" "$weft_capture_dir/capture_packets" "$weft_capture_base" || r=1
+	kill "$weft_capture_pid" 2>/dev/null
+	wait "$weft_capture_pid" 2>/dev/null
+	return $r
+}
+# weft_capture_drained FILE COUNTER BASE: FILE (a capture's pcap stream)
+# holds COUNTER (a port's capture_packets) - BASE records, within 60 s: the
+# reader is a process that a loaded host may not run for a while.
+weft_capture_drained() {
+	python3 - "$@" <<'PY'
 import struct, sys, time
 path, counter, base = sys.argv[1], sys.argv[2], int(sys.argv[3])
 end = time.monotonic() + 60
@@ -182,13 +191,10 @@ while True:
     if have >= want:
         sys.exit(0)
     if time.monotonic() > end:
-        print(f"weft_capture_stop: {path} holds {have} of {want} recorded packets")
+        print(f"weft_capture_drained: {path} holds {have} of {want} recorded packets")
         sys.exit(1)
     time.sleep(0.2)
 PY
-	kill "$weft_capture_pid" 2>/dev/null
-	wait "$weft_capture_pid" 2>/dev/null
-	return $r
 }
 
 # Logical hosts: one network namespace each.

@@ -322,7 +322,7 @@ done
 [ -n "$h" ] && [ -b "$(lsscsi "${h##*/host}:0:0:0" | awk '{print $NF}')" ] ||
 	bad "srp_daemon did not log in: $(cat /tmp/srp_daemon.out)"
 [ -n "$h" ] && echo 1 >"$h/delete"
-for i in $(seq 1 100); do [ -n "$h" ] && [ -d "$h" ] || break; sleep 0.1; done
+for i in $(seq 1 600); do [ -n "$h" ] && [ -d "$h" ] || break; sleep 0.1; done
 
 echo "== 9b"
 # 9b. srp_daemon as a service (in the background with a periodic rescan,
@@ -368,7 +368,7 @@ dd if="$d" of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null || bad "read aft
 kill "$sdpid"
 wait "$sdpid" 2>/dev/null
 echo 1 >"$h/delete"
-for i in $(seq 1 100); do [ -d "$h" ] || break; sleep 0.1; done
+for i in $(seq 1 600); do [ -d "$h" ] || break; sleep 0.1; done
 
 echo "== 10"
 # 10. The initiator under I/O: refused while a disk is in use, then clean.

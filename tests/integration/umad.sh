@@ -148,7 +148,8 @@ PY
 rm -f /tmp/umad-held /tmp/umad-ready
 python3 -c 'import os, time; fd = os.open("/dev/infiniband/umad1", os.O_RDWR); open("/tmp/umad-held", "w").close(); time.sleep(60)' &
 holder=$!
-for _ in $(seq 100); do [ -e /tmp/umad-held ] && break; sleep 0.1; done
+# (python starts slowly on a loaded host: 60 s)
+for _ in $(seq 600); do [ -e /tmp/umad-held ] && break; sleep 0.1; done
 [ -e /tmp/umad-held ] || bad "holder never opened umad1"
 if rmmod weft_umad 2>/dev/null; then
 	bad "weft_umad unloaded with a file open"
@@ -178,12 +179,13 @@ os.close(fd)
 sys.exit(0)
 PY
 reader=$!
-for _ in $(seq 100); do [ -e /tmp/umad-ready ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -e /tmp/umad-ready ] && break; sleep 0.1; done
+[ -e /tmp/umad-ready ] || bad "reader never sent its request"
 sleep 0.5
 weft_fabric_clear
 rmmod weft_hca || bad "rmmod weft_hca with a umad file open failed"
 [ ! -e /dev/infiniband/umad0 ] || bad "umad0 left after the devices went"
-timeout 20 tail --pid="$reader" -f /dev/null || bad "reader still blocked after removal"
+timeout 60 tail --pid="$reader" -f /dev/null || bad "reader still blocked after removal"
 wait "$reader" || bad "reader after removal failed"
 ls $cls | grep -q umad && bad "class entries left: $(ls $cls)"
 
