@@ -53,7 +53,8 @@ weft_load weft_hca:autoconf=0 || exit 1
 opensm -g "$(ibstat -p weft0 | head -1)" -f /tmp/opensm-cm.log >/dev/null 2>&1 &
 sm_pid=$!
 wait_active || { bad "ports not ACTIVE under OpenSM"; exit 1; }
-sleep 1
+# The client asks the SA for its path: it answers once the first sweep is done.
+weft_wait_line /tmp/opensm-cm.log "SUBNET UP" 60 || bad "no SUBNET UP"
 ids0=$(cat /sys/module/weft_cm/parameters/ids)
 weft_insmod weft_selftest_cm_server || { bad "server did not load"; exit 1; }
 

@@ -133,9 +133,10 @@ ethtool -k "$A" | grep -q "^	tx-tcp-segmentation: off" || bad "ethtool -k $A: TS
 
 # 4. Mode switches while a TCP stream runs.
 weft_iperf_server h1 5203 -1 || bad "no iperf3 server in h1 on 5203"
-timeout 90 iperf3 -c $ip4b -p 5203 -t 24 >/tmp/cm-iperf.out 2>&1 &
+timeout 90 iperf3 -c $ip4b -p 5203 -t 24 --forceflush >/tmp/cm-iperf.out 2>&1 &
 load=$!
-sleep 3
+# The switches come once the stream runs (its first report), 3 s apart.
+weft_wait_line /tmp/cm-iperf.out ' sec ' || bad "iperf3 did not start: $(head -3 /tmp/cm-iperf.out)"
 mode - "$A" datagram || bad "$A: mode datagram under traffic"
 [ "$(mtu_of - "$A")" = 2044 ] || bad "$A MTU $(mtu_of - "$A") after datagram, want 2044"
 sleep 3

@@ -197,6 +197,13 @@ vfio() { # NAME DEV [fio options]: verified random writes
 	fio --name="$n" --filename="$d" --rw=randwrite --bs=4k --size=24M --ioengine=libaio --iodepth=16 \
 		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 "$@" >/tmp/fio-"$n".out 2>&1
 }
+# started NAME DEV W0: fio's writes on DEV went past W0 + 20 (60 s), so a
+# disruption made now lands inside its I/O (a fixed wait may not, on a loaded host).
+writes() { awk '{print $5}' "/sys/block/${1#/dev/}/stat"; }
+started() {
+	local d=$2 w=$3
+	weft_until 60 '[ "$(writes "$d")" -gt $((w + 20)) ]' || bad "$1: fio's writes did not start"
+}
 vfio plain "$rd" || bad "fio verify: $(tail -5 /tmp/fio-plain.out)"
 fio --name=seq --filename="$rd" --rw=write --bs=1M --size=32M --direct=1 --ioengine=libaio --iodepth=4 \
 	--verify=crc32c --do_verify=1 >/tmp/fio-seq.out 2>&1 || bad "fio 1 MiB verify: $(tail -5 /tmp/fio-seq.out)"
@@ -215,9 +222,10 @@ python3 "$WEFT_REPO/tests/integration/srp_pcap.py" /tmp/srp.pcap || bad "SRP des
 
 echo "== 3"
 # 3. Resets under verified I/O: LUN reset, target reset (a new login).
+w0=$(writes "$rd")
 vfio resets "$rd" --loops=3 &
 fpid=$!
-sleep 2
+started resets "$rd" "$w0"
 sg_reset -d "$rd" || bad "sg_reset -d (LUN reset) failed"
 sleep 1
 sg_reset -t "$rd" || bad "sg_reset -t (target reset) failed"
@@ -230,9 +238,10 @@ rport=$(ls -d /sys/class/srp_remote_ports/port-"${host##*/host}":1 2>/dev/null)
 echo 2 >"$rport/reconnect_delay" || bad "reconnect_delay"
 echo 120 >"$rport/fast_io_fail_tmo" || bad "fast_io_fail_tmo"
 echo 300 >"$rport/dev_loss_tmo" || bad "dev_loss_tmo"
+w0=$(writes "$rd")
 vfio flap "$rd" --loops=4 &
 fpid=$!
-sleep 2
+started flap "$rd" "$w0"
 echo 0 >$cfs/cables/c0/up
 sleep 4
 echo 1 >$cfs/cables/c0/up
@@ -242,9 +251,10 @@ grep -q . "$rport/state" && weft_expect "$rport/state" $'running\n' || bad "rpor
 
 echo "== 5"
 # 5. OpenSM restarted under verified I/O.
+w0=$(writes "$rd")
 vfio sm "$rd" --loops=3 &
 fpid=$!
-sleep 1
+started sm "$rd" "$w0"
 weft_sm_stop
 weft_sm_start weft0 2
 wait $fpid || bad "fio across an OpenSM restart: $(tail -5 /tmp/fio-sm.out)"
@@ -255,9 +265,10 @@ echo "== 6"
 #    it creates it, so a login arriving halfway through the setup would
 #    find an ACL without its LUNs (with ib_srpt too).  The I/O goes to the
 #    fileio LUN: a ramdisk made again is a new, empty disk.
+w0=$(writes "$fi")
 vfio reload "$fi" --loops=2 &
 fpid=$!
-sleep 2
+started reload "$fi" "$w0"
 echo 0 >$cfs/cables/c0/up
 weft_lio_clear || bad "LIO configuration not cleared"
 rmmod weft_srpt || bad "rmmod weft_srpt"
