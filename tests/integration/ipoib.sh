@@ -299,11 +299,12 @@ ip neigh show dev "$A" | grep -q "fe:80:00:00:00:00:00:77" || bad "the neighbour
 
 # 5. rmmod weft_ipoib under traffic.
 weft_iperf_server h1 5202 || bad "no iperf3 server in h1"
-timeout 60 iperf3 -c $ip4b -p 5202 -t 30 >/dev/null 2>&1 &
+timeout 60 iperf3 -c $ip4b -p 5202 -t 30 --forceflush >/tmp/ipoib-load.out 2>&1 &
 load=$!
 ping -f -w 30 $ip4b >/dev/null 2>&1 &
 flood=$!
-sleep 3
+# Under traffic: once the stream has reported.
+weft_wait_line /tmp/ipoib-load.out ' sec ' || bad "iperf3 did not start: $(head -3 /tmp/ipoib-load.out)"
 timeout 60 rmmod weft_ipoib || bad "rmmod weft_ipoib under traffic"
 [ -e /sys/class/net/"$A" ] && bad "$A still there after rmmod"
 weft_on h1 test -e /sys/class/net/"$B" && bad "$B still in h1 after rmmod"
