@@ -145,58 +145,6 @@ open(sys.argv[2], "wb").write(d[:20] + struct.pack("<I", 147) + d[24:])
 PY
 }
 
-# Fabric captures (Documentation/capture.md) for the tests that decode
-# them.  weft_capture_start DEV PORT FILE: a reader copies DEV's port PORT
-# to FILE in the background (pid in weft_capture_pid) and is capturing
-# before this returns: the stream's 24-byte pcap header is in FILE (60 s).
-weft_capture_start() {
-	weft_capture_dir=/sys/kernel/debug/weft/$1/port$2 weft_capture_file=$3
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-	# Packets are counted only while a capture is open: the ones counted
-	# from here on are this capture's.
-	weft_capture_base=$(cat "$weft_capture_dir/capture_packets") || return 1
-	cat "$weft_capture_dir/capture" >"$3" &
-	weft_capture_pid=$!
-	weft_until 60 '[ "$(stat -c %s "$weft_capture_file" 2>/dev/null || echo 0)" -ge 24 ]' ||
-		{ echo "weft_capture_start: no pcap header from $1 port $2"; return 1; }
-}
-# weft_capture_stop: the reader stopped once FILE holds every packet the
-# port recorded since weft_capture_start (weft_capture_drained); fails,
-# saying so, if it does not in time.
-weft_capture_stop() {
-	local r=0
-	weft_capture_drained "$weft_capture_file" "$weft_capture_dir/capture_packets" "$weft_capture_base" || r=1
-	kill "$weft_capture_pid" 2>/dev/null
-	wait "$weft_capture_pid" 2>/dev/null
-	return $r
-}
-# weft_capture_drained FILE COUNTER BASE: FILE (a capture's pcap stream)
-# holds COUNTER (a port's capture_packets) - BASE records, within 60 s: the
-# reader is a process that a loaded host may not run for a while.
-weft_capture_drained() {
-	python3 - "$@" <<'PY'
-import struct, sys, time
-path, counter, base = sys.argv[1], sys.argv[2], int(sys.argv[3])
-end = time.monotonic() + 60
-while True:
-    want = int(open(counter).read()) - base
-    data = open(path, "rb").read()
-    order = "<" if data[:4] == bytes.fromhex("4d3cb2a1") else ">"
-    at, have = 24, 0
-    while at + 16 <= len(data):
-        at += 16 + struct.unpack_from(order + "I", data, at + 8)[0]
-        if at > len(data):
-            break
-        have += 1
-    if have >= want:
-        sys.exit(0)
-    if time.monotonic() > end:
-        print(f"weft_capture_drained: {path} holds {have} of {want} recorded packets")
-        sys.exit(1)
-    time.sleep(0.2)
-PY
-}
-
 # Logical hosts: one network namespace each.
 weft_host_add() {
 	ip netns add "$1" && ip -n "$1" link set lo up

@@ -112,18 +112,18 @@ oob() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/out_of_buffer"; }
 echo "ipoib: hw_counters/out_of_buffer weft0 $(oob weft0), weft1 $(oob weft1)"
 
 # IP multicast: a receiver joins 239.77.0.1 (ndo_set_rx_mode -> an SA join),
-# the other host sends until 5 datagrams arrived (at most 60 s: joins are
-# SA round trips, slow on the debug kernel and on a loaded host).
+# the other host sends until 5 datagrams arrived (at most 30 s: joins are
+# SA round trips, slow on the debug kernel).
 mcast() { # SENDER-HOST SENDER-ADDR RECEIVER-HOST RECEIVER-ADDR
 	rm -f /tmp/mcast.out /tmp/mcast.done
-	weft_on "$3" timeout 70 python3 - "$4" >/tmp/mcast.out 2>&1 <<'PY' &
+	weft_on "$3" timeout 40 python3 - "$4" >/tmp/mcast.out 2>&1 <<'PY' &
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("239.77.0.1", 5400))
 s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
              socket.inet_aton("239.77.0.1") + socket.inet_aton(sys.argv[1]))
-s.settimeout(65)
+s.settimeout(35)
 n = 0
 try:
     while n < 5:
@@ -135,11 +135,11 @@ print("received", n)
 open("/tmp/mcast.done", "w").close()
 PY
 	local rx=$!
-	weft_on "$1" timeout 70 python3 - "$2" <<'PY'
+	weft_on "$1" timeout 40 python3 - "$2" <<'PY'
 import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(sys.argv[1]))
-for _ in range(300):
+for _ in range(150):
     if os.path.exists("/tmp/mcast.done"):
         break
     s.sendto(b"weft-mcast", ("239.77.0.1", 5400))
@@ -214,23 +214,17 @@ ethtool -k "$A" | grep -qx "	tx-tcp-segmentation: on" || bad "ethtool -k $A: TSO
 # the first completion waits rx-usecs for rx-frames more, so a lone ping's
 # reply is held about that long; out of range and unsupported values are
 # refused; 0 puts it back.
-# rtt avg|min: of four pings.  Held replies raise the average; without the
-# hold, the fastest reply is the one a loaded host cannot have delayed.
-rtt() {
-	local f=2
-	[ "$1" = min ] && f=1
-	ping -c 4 -i 0.3 -W 2 $ip4b | sed -n 's|^rtt.* = \([0-9./]*\) ms.*|\1|p' | cut -d/ -f$f
-}
+rtt() { ping -c 4 -i 0.3 -W 2 "$@" $ip4b | sed -n 's|^rtt.* = [0-9.]*/\([0-9.]*\)/.*|\1|p'; }
 coal() { ethtool -c "$A" | sed -n "s/^$1: *//p"; }
 [ "$(coal rx-usecs)" = 0 ] && [ "$(coal rx-frames)" = 0 ] || bad "ethtool -c $A: not 0/0 at start: $(ethtool -c "$A")"
 ethtool -C "$A" rx-usecs 30000 rx-frames 64 || bad "ethtool -C $A rx-usecs 30000 rx-frames 64"
 [ "$(coal rx-usecs)" = 30000 ] && [ "$(coal rx-frames)" = 64 ] || bad "ethtool -c $A after -C: $(ethtool -c "$A")"
-slow=$(rtt avg)
+slow=$(rtt)
 ethtool -C "$A" rx-usecs 70000 2>/dev/null && bad "ethtool -C took rx-usecs 70000 (> 0xffff)"
 ethtool -C "$A" tx-usecs 5 2>/dev/null && bad "ethtool -C took tx-usecs (not supported)"
 ethtool -C "$A" rx-usecs 0 rx-frames 0 || bad "ethtool -C $A rx-usecs 0 rx-frames 0"
-fast=$(rtt min)
-echo "ipoib: ping rtt avg with rx-usecs 30000: ${slow:-none} ms, min with 0: ${fast:-none} ms"
+fast=$(rtt)
+echo "ipoib: ping rtt avg with rx-usecs 30000: ${slow:-none} ms, with 0: ${fast:-none} ms"
 awk -v s="${slow:-0}" 'BEGIN { exit !(s >= 25) }' || bad "rx-usecs 30000 did not hold the reply's event (rtt ${slow:-none} ms)"
 awk -v f="${fast:-99}" 'BEGIN { exit !(f < 25) }' || bad "rx-usecs 0: rtt ${fast:-none} ms"
 
@@ -255,7 +249,7 @@ weft_pings h1 $ip6a -6 || bad "ping -6 after the cable came back"
 # 4. OpenSM restarted.
 weft_sm_stop
 weft_sm_start weft0
-weft_wait_line /tmp/opensm.log "SUBNET UP" 60 || bad "no SUBNET UP after the OpenSM restart"
+sleep 3
 weft_wait_active weft0 weft1 || bad "not ACTIVE after the OpenSM restart"
 weft_pings - $ip4b -w 30 || bad "ping after the OpenSM restart"
 weft_pings h1 $ip4a || bad "ping from h1 after the OpenSM restart"
@@ -299,12 +293,11 @@ ip neigh show dev "$A" | grep -q "fe:80:00:00:00:00:00:77" || bad "the neighbour
 
 # 5. rmmod weft_ipoib under traffic.
 weft_iperf_server h1 5202 || bad "no iperf3 server in h1"
-timeout 60 iperf3 -c $ip4b -p 5202 -t 30 --forceflush >/tmp/ipoib-load.out 2>&1 &
+timeout 60 iperf3 -c $ip4b -p 5202 -t 30 >/dev/null 2>&1 &
 load=$!
 ping -f -w 30 $ip4b >/dev/null 2>&1 &
 flood=$!
-# Under traffic: once the stream has reported.
-weft_wait_line /tmp/ipoib-load.out ' sec ' || bad "iperf3 did not start: $(head -3 /tmp/ipoib-load.out)"
+sleep 3
 timeout 60 rmmod weft_ipoib || bad "rmmod weft_ipoib under traffic"
 [ -e /sys/class/net/"$A" ] && bad "$A still there after rmmod"
 weft_on h1 test -e /sys/class/net/"$B" && bad "$B still in h1 after rmmod"
@@ -329,13 +322,12 @@ if [ -n "$A" ] && [ -n "$B" ]; then
 	aged() { ethtool -S "$A" | awk '/ dests_aged:/ { print $2 }'; }
 	queries() { ethtool -S "$A" | awk '/ path_queries:/ { print $2 }'; }
 	a0=$(aged) q0=$(queries)
-	# Aged by the interface's work in its own time (30 s on a loaded host).
-	weft_until 30 '[ "$(aged)" -gt "$a0" ]'
+	sleep 3
 	a1=$(aged)
 	weft_pings - $ip4b || bad "ping after the destinations aged"
 	q1=$(queries)
-	echo "ipoib: dest_idle_secs=1: $((a1 - a0)) destinations aged, $((q1 - q0)) path queries since"
-	[ "$a1" -gt "$a0" ] || bad "no destination aged within 30 idle seconds"
+	echo "ipoib: dest_idle_secs=1: $((a1 - a0)) destinations aged in 3 idle seconds, $((q1 - q0)) path queries since"
+	[ "$a1" -gt "$a0" ] || bad "no destination aged after 3 idle seconds"
 	[ "$q1" -gt "$q0" ] || bad "no path query after the destination aged"
 	weft_on h1 ping -f -w 20 $ip4a >/dev/null 2>&1 &
 	flood=$!

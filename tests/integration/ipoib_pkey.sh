@@ -162,7 +162,7 @@ echo "ipoib_pkey: $A rx_packets $(cat $net/$A/statistics/rx_packets), $AC rx_pac
 weft_sm_stop
 parts "$g0" "$g1" "$g2"
 weft_sm_start weft0 5 "-P /tmp/weft-partitions.conf"
-weft_wait_line /tmp/opensm.log "SUBNET UP" 60 || bad "no SUBNET UP after the OpenSM restart"
+sleep 3
 weft_wait_active weft0 weft1 weft2 || bad "not ACTIVE after the OpenSM restart"
 weft_carrier h2 "$CC" 1 60 || bad "$CC: no carrier after the SM added 0x8001 ($(cat $sys/weft2/ports/1/pkeys/* | grep -v 0x0000 | tr '\n' ' '))"
 weft_pings h2 10.78.0.1 -w 30 || bad "ping $CC -> $AC after the P_Key was added"

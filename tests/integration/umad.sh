@@ -42,10 +42,7 @@ lid0=$(( $(cat /sys/class/infiniband/weft0/ports/1/lid) ))
 [ "$lid0" -gt 0 ] || bad "weft0 has no LID"
 ibping -S -C weft0 -P 1 >/tmp/ibping-server.out 2>&1 &
 server=$!
-# The server answers once it has registered its agent: until one ping is
-# answered (60 s), then the five counted ones.
-weft_until 60 'timeout 10 ibping -C weft1 -P 1 -c 1 -L "$lid0" 2>/dev/null | grep -q "1 received"' ||
-	bad "ibping server never answered: $(cat /tmp/ibping-server.out)"
+sleep 1
 if out=$(timeout 60 ibping -C weft1 -P 1 -c 5 -L "$lid0" 2>&1); then
 	echo "$out" | tail -3
 	[[ $out == *"5 packets transmitted, 5 received"* ]] || bad "ibping: $out"
@@ -148,8 +145,7 @@ PY
 rm -f /tmp/umad-held /tmp/umad-ready
 python3 -c 'import os, time; fd = os.open("/dev/infiniband/umad1", os.O_RDWR); open("/tmp/umad-held", "w").close(); time.sleep(60)' &
 holder=$!
-# (python starts slowly on a loaded host: 60 s)
-for _ in $(seq 600); do [ -e /tmp/umad-held ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -e /tmp/umad-held ] && break; sleep 0.1; done
 [ -e /tmp/umad-held ] || bad "holder never opened umad1"
 if rmmod weft_umad 2>/dev/null; then
 	bad "weft_umad unloaded with a file open"
@@ -179,13 +175,12 @@ os.close(fd)
 sys.exit(0)
 PY
 reader=$!
-for _ in $(seq 600); do [ -e /tmp/umad-ready ] && break; sleep 0.1; done
-[ -e /tmp/umad-ready ] || bad "reader never sent its request"
+for _ in $(seq 100); do [ -e /tmp/umad-ready ] && break; sleep 0.1; done
 sleep 0.5
 weft_fabric_clear
 rmmod weft_hca || bad "rmmod weft_hca with a umad file open failed"
 [ ! -e /dev/infiniband/umad0 ] || bad "umad0 left after the devices went"
-timeout 60 tail --pid="$reader" -f /dev/null || bad "reader still blocked after removal"
+timeout 20 tail --pid="$reader" -f /dev/null || bad "reader still blocked after removal"
 wait "$reader" || bad "reader after removal failed"
 ls $cls | grep -q umad && bad "class entries left: $(ls $cls)"
 

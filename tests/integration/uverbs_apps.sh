@@ -33,8 +33,8 @@ run() {
 	shift 2
 	timeout -s KILL 120 "$prog" -d weft0 "$@" >"$log/$tag.srv" 2>&1 &
 	local srv=$!
-	# The server listens on its TCP port before the client may connect (60 s: it is slow to start on a loaded host).
-	for _ in $(seq 600); do ss -ltn | grep -q ':18515 ' && break; sleep 0.1; done
+	# The server listens on its TCP port before the client may connect.
+	for _ in $(seq 100); do ss -ltn | grep -q ':18515 ' && break; sleep 0.1; done
 	timeout -s KILL 100 "$prog" -d weft1 "$@" localhost >"$log/$tag.cli" 2>&1
 	local rc=$?
 	wait $srv
