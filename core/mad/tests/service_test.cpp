@@ -4,8 +4,8 @@
  * loopback transport that can lose MADs: agent registration rules,
  * requests matched with responses by TID and route, retries and
  * timeouts, the error answer for a request nobody serves, unmatched
- * responses dropped, and
- * unregistration cancelling what is outstanding with no callback after.
+ * responses dropped, and unregistration cancelling what is outstanding
+ * with no callback after.
  */
 #include <weft/alloc.h>
 #include <weft/atomic.h>
