@@ -44,6 +44,13 @@ public:
 	}
 
 	bool empty() const { return head_.next_ == &head_; }
+	bool holds(const ListNode *n) const
+	{
+		for (const ListNode *p = head_.next_; p != &head_; p = p->next_)
+			if (p == n)
+				return true;
+		return false;
+	}
 	size_t size() const
 	{
 		size_t n = 0;
@@ -63,6 +70,13 @@ public:
 			weft_warn(__FILE__, __LINE__, "removing an unlinked list node");
 			return;
 		}
+#ifdef WEFT_LIST_CHECK_OWNER
+		/* Host fuzzing: unlinking another list's node (under the wrong lock) is a finding. */
+		if (WEFT_UNLIKELY(!holds(n))) {
+			weft_warn(__FILE__, __LINE__, "removing a node of another list");
+			return;
+		}
+#endif
 		n->prev_->next_ = n->next_;
 		n->next_->prev_ = n->prev_;
 		n->next_ = n->prev_ = nullptr;

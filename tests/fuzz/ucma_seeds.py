@@ -3,7 +3,8 @@
 # The seed sessions of the ucma fuzz target (ucma.cpp): python3 ucma_seeds.py corpus/ucma
 # writes seed-passive (listen, requests over the backlog, accept, disconnect,
 # teardown), seed-active (resolve, route, queries, connect, device removal, kill)
-# and seed-mcast-migrate (the AF_IB probe, joins, MIGRATE_ID, LEAVE_MCAST).
+# seed-mcast-migrate (the AF_IB probe, joins, MIGRATE_ID, LEAVE_MCAST) and
+# seed-migrate-listener (MIGRATE_ID of a listener with a request unread).
 import struct, os, sys
 # Mirrors tests/fuzz/ucma.cpp's driver: records + the bytes command()/event() read after them.
 class S:
@@ -119,6 +120,17 @@ s.cmd(1, 17, destroy(), idsel=2)
 s.cmd(0, 9, reject(), idsel=0)
 s.reopen()
 seeds['seed-mcast-migrate'] = s
+# a listener migrated with its request unread (the new Id goes with the
+# event), destroyed there: the new Id is taken off the new file's list
+s = S()
+s.cmd(0, 0, create())                     # seen[0] listener
+s.cmd(0, 2, bind_ip(), idsel=0, fams=[0])
+s.cmd(0, 7, u32pair(0, 4), idsel=0)
+s.ev(0, 4, pd=b'req')
+s.cmd(1, 18, migrate(), idsel=0, mig=0)   # from file A (fd 3) to B
+s.cmd(0, 0, create())                     # file A busy meanwhile
+s.cmd(1, 1, destroy(), idsel=0)
+seeds['seed-migrate-listener'] = s
 for k, v in seeds.items():
     open(os.path.join(out, k), 'wb').write(bytes(v.b))
 print(len(seeds))

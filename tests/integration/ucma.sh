@@ -5,6 +5,9 @@
 #   - /dev/infiniband/rdma_cm (mode 0666) and class/misc/rdma_cm/abi_version 4;
 #   - the write() ABI spoken directly (ucma_abi.py): in-tree errnos, Ids
 #     per file, AF_IB refused, QUERY of a bound Id, MIGRATE_ID;
+#   - MIGRATE_ID of a listener with a request unread (ucma_migrate.py): the
+#     request's new Id goes with the event, one taken by number stays with
+#     its taker, and migrate-then-destroy rounds beside a busy first file;
 #   - rping -s / rping -c -v -V -C 1000 across the namespaces: 1000 pings
 #     with their data verified on both sides;
 #   - kill -9 of rping in each phase (server listening, client resolving an
@@ -45,6 +48,10 @@ weft_expect /sys/class/misc/rdma_cm/abi_version $'4\n' || bad "abi_version"
 # refusal, QUERY of a bound Id, GET_EVENT/poll with nothing queued, MIGRATE_ID.
 python3 "$WEFT_REPO/tests/integration/ucma_abi.py" $A_IP "$(tr -d ':' </sys/class/infiniband/weft0/node_guid)" ||
 	bad "ucma_abi.py failed"
+# MIGRATE_ID of a listener whose request is unread (its new Id goes with
+# the event), against a thread busy on the first file.
+python3 "$WEFT_REPO/tests/integration/ucma_migrate.py" $A_IP h1 "${WEFT_UCMA_MIGRATE_ROUNDS:-40}" ||
+	bad "ucma_migrate.py failed"
 
 # Nothing of any rping left: no open rdma_cm file, Id or event; no RDMA CM
 # Id or listener; no verbs object of a process (rdma res: kernel objects

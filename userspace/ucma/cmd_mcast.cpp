@@ -4,7 +4,9 @@
  * ucma_process_join(), ucma_leave_multicast()).  A group is numbered like
  * an Id; its MULTICAST_JOIN/ERROR events carry its number and uid.  The
  * Ctx's list owns a group: whoever takes it off that list (LEAVE_MCAST or
- * the Id's teardown) frees it, after purging its queued events.
+ * the Id's teardown) frees it, after purging its queued events.  A group
+ * joins and leaves the Id's list and its file's list together, under the
+ * Id's hlock, as MIGRATE_ID moves both (file.h).
  */
 #include "commands.h"
 #include "translate.h"
@@ -26,8 +28,8 @@ Result<void> join(Call &c, uint32_t num, uint64_t uid, uint64_t response,
 		{
 			MutexGuard h(x.hlock);
 			x.mcs.push_back(*m);
+			x.file->add_multicast(*m);
 		}
-		c.file.add_multicast(*m);
 		auto r = rdma_cm::join_multicast(id, group, join_state, m);
 		if (r) {
 			const abi::IdResp resp{m->num};
@@ -37,14 +39,12 @@ Result<void> join(Call &c, uint32_t num, uint64_t uid, uint64_t response,
 		}
 		if (!r) {
 			/* Still ours: LEAVE_MCAST could not name it before the response. */
-			File *f;
 			{
 				MutexGuard h(x.hlock);
 				x.mcs.remove(*m);
-				f = x.file; /* MIGRATE_ID moves groups with their Id */
+				x.file->unlink_multicast(*m);
+				(void)x.file->purge_multicast(*m);
 			}
-			f->unlink_multicast(*m);
-			(void)f->purge_multicast(*m);
 			delete m;
 		}
 		return r;
@@ -83,28 +83,34 @@ Result<void> cmd_leave_mcast(Call &c)
 	abi::DestroyId req;
 	WEFT_TRY(c.request(&req, sizeof(req)));
 	Multicast *m = nullptr;
-	Ref<Ctx> x = WEFT_TRY(c.file.take_multicast(req.id, m));
+	Ref<Ctx> x = WEFT_TRY(c.file.find_multicast(req.id, m));
 	{
-		/* Ours only if still on the Id's list (compared, not dereferenced, until found). */
+		/*
+		 * Ours only if still on the Id's list (compared, not dereferenced,
+		 * until found); then the Id is not torn down and its file lists it.
+		 */
 		MutexGuard h(x->hlock);
 		bool found = false;
 		for (Multicast &g : x->mcs)
 			found = found || &g == m;
-		if (!found)
+		if (!found || x->file != &c.file)
 			return Error(err::ENOENT);
 		x->mcs.remove(*m);
+		x->file->unlink_multicast(*m);
 	}
 	{
 		MutexGuard g(x->lock);
 		if (x->id)
 			(void)rdma_cm::leave_multicast(*x->id, m->addr);
 	}
-	File *f;
+	/* The handler drops events of a group off the list; those queued go now. */
+	uint32_t reported = m->events_reported;
 	{
 		MutexGuard h(x->hlock);
-		f = x->file;
+		if (x->file)
+			reported = x->file->purge_multicast(*m);
 	}
-	const abi::EventsResp resp{f->purge_multicast(*m)};
+	const abi::EventsResp resp{reported};
 	delete m;
 	return Call::respond(req.response, &resp, sizeof(resp));
 }

@@ -64,9 +64,11 @@ QueuedEvent::~QueuedEvent()
 	g_stats.events.fetch_sub(1, Order::Relaxed);
 }
 
-Ctx::Ctx(File &f, verbs::QpType type)
+Ctx::Ctx(File &f, verbs::QpType type, Origin origin)
 	: num(next_num()), qp_type(type), lock(WEFT_LOCK_CLASS("weft_ucma_ctx")),
-	  hlock(WEFT_LOCK_CLASS("weft_ucma_handler")), file(&f),
+	  hlock(origin == Origin::Request ? WEFT_LOCK_CLASS("weft_ucma_handler_request")
+					  : WEFT_LOCK_CLASS("weft_ucma_handler")),
+	  file(&f),
 	  close_work(close_id, WEFT_LOCK_CLASS("weft_ucma_close"))
 {
 	g_stats.ctxs.fetch_add(1, Order::Relaxed);
@@ -144,7 +146,7 @@ int Ctx::connect_request(const rdma_cm::Event &e)
 		}
 	} while (!backlog.compare_exchange(left, left - 1, Order::Relaxed, Order::Relaxed));
 
-	auto *child = new (Gfp::Sleep) Ctx(*file, qp_type);
+	auto *child = new (Gfp::Sleep) Ctx(*file, qp_type, Ctx::Origin::Request);
 	auto *q = new (Gfp::Sleep) QueuedEvent;
 	if (!child || !q) {
 		delete q;

@@ -107,10 +107,8 @@ Result<void> File::get_event(uint64_t response, size_t room, bool nonblock)
 				q->ctx->events_reported++;
 				if (q->mc)
 					q->mc->events_reported++;
-				if (q->child) {
-					q->child->delivered = true;
+				if (q->child)
 					q->ctx->backlog.fetch_add(1, Order::Relaxed);
-				}
 				/* The Refs go with it: never the last ones (the lists hold theirs). */
 				delete q;
 				return ok();
@@ -150,27 +148,45 @@ uint32_t File::destroy(Ref<Ctx> c)
 	c->close_work.cancel_sync();
 
 	List<QueuedEvent, &QueuedEvent::node> gone;
-	List<Ctx, &Ctx::node> orphans;
 	uint32_t reported;
 	{
+		MutexGuard h(c->hlock);
 		MutexGuard g(lock_);
 		unqueue_locked(*c, gone);
-		/* New Ids whose CONNECT_REQUEST nobody read go with their listener. */
-		for (QueuedEvent &q : gone) {
-			if (q.child && q.child->node.linked()) {
-				ctxs_.remove(*q.child);
-				orphans.push_back(*q.child);
-			}
-		}
 		reported = c->events_reported;
+		/* No file may be reached through it now: this one may go once we return. */
+		c->file = nullptr;
 	}
+	/* New Ids whose CONNECT_REQUEST nobody read go with their listener. */
+	List<Ctx, &Ctx::node> orphans;
+	for (QueuedEvent &q : gone)
+		if (q.child && claim_unread(*q.child))
+			orphans.push_back(*q.child);
 	while (QueuedEvent *q = gone.pop_front())
 		delete q;
 	while (Multicast *m = groups.pop_front())
 		delete m;
 	while (Ctx *o = orphans.pop_front())
-		(void)destroy(Ref<Ctx>::adopt(o));
+		(void)destroy(Ref<Ctx>::adopt(o)); /* the list's reference */
 	return reported;
+}
+
+/*
+ * The new Id may have left this file since its CONNECT_REQUEST was queued
+ * (its number guessed: DESTROY_ID or MIGRATE_ID of it alone), and then it
+ * is whoever took it's.  Under its hlock, Ctx::file names the only list it
+ * can be on; the pointer is only compared here.
+ */
+bool File::claim_unread(Ctx &child)
+{
+	MutexGuard h(child.hlock);
+	if (child.file != this)
+		return false;
+	MutexGuard g(lock_);
+	if (!child.node.linked())
+		return false; /* taken by a command on this file, which tears it down */
+	ctxs_.remove(child);
+	return true;
 }
 
 void File::add_multicast(Multicast &m)
@@ -186,12 +202,11 @@ void File::unlink_multicast(Multicast &m)
 		mcs_.remove(m);
 }
 
-Result<Ref<Ctx>> File::take_multicast(uint32_t num, Multicast *&out)
+Result<Ref<Ctx>> File::find_multicast(uint32_t num, Multicast *&out)
 {
 	MutexGuard g(lock_);
 	for (Multicast &m : mcs_) {
 		if (m.num == num) {
-			mcs_.remove(m);
 			out = &m;
 			return Ref<Ctx>::share(m.ctx);
 		}
@@ -219,10 +234,22 @@ uint32_t File::purge_multicast(Multicast &m)
 	return reported;
 }
 
-/* MIGRATE_ID (in-tree ucma_migrate_id()): under @c's handler lock, so no event of it is queued meanwhile. */
+/*
+ * MIGRATE_ID (in-tree ucma_migrate_id()), under @c's handler lock: no
+ * event of it is queued meanwhile, and its file, list, events and groups
+ * change together.  The new Ids of its unread CONNECT_REQUESTs move with
+ * the events that name them, so the reader of such an event here finds
+ * its Id here (in-tree leaves them in the old file, where no event names
+ * them any more).
+ */
 uint32_t File::adopt(File &from, Ctx &c)
 {
 	MutexGuard h(c.hlock);
+	if (&from == this) {
+		MutexGuard g(lock_);
+		ctxs_.push_back(c);
+		return c.events_reported;
+	}
 	List<QueuedEvent, &QueuedEvent::node> moving;
 	uint32_t reported;
 	{
@@ -233,6 +260,9 @@ uint32_t File::adopt(File &from, Ctx &c)
 				from.mcs_.remove(m);
 		reported = c.events_reported;
 	}
+	for (QueuedEvent &q : moving)
+		if (q.child)
+			move_unread(from, *q.child);
 	{
 		MutexGuard g(lock_);
 		const uint32_t n = static_cast<uint32_t>(moving.size());
@@ -245,6 +275,36 @@ uint32_t File::adopt(File &from, Ctx &c)
 	}
 	weft_ucma_wake(waiter_);
 	return reported;
+}
+
+/*
+ * An Id taken from @from by its number alone (or destroyed) stays where it
+ * is; one accepted by its guessed number may have events and groups of
+ * its own.
+ */
+void File::move_unread(File &from, Ctx &child)
+{
+	MutexGuard h(child.hlock);
+	if (child.file != &from)
+		return;
+	List<QueuedEvent, &QueuedEvent::node> own;
+	{
+		MutexGuard g(from.lock_);
+		if (!child.node.linked())
+			return;
+		from.ctxs_.remove(child);
+		from.unqueue_locked(child, own);
+		for (Multicast &m : child.mcs)
+			from.mcs_.remove(m);
+	}
+	MutexGuard g(lock_);
+	const uint32_t n = static_cast<uint32_t>(own.size());
+	events_.splice_back(own);
+	queued_.fetch_add(n, Order::Release);
+	for (Multicast &m : child.mcs)
+		mcs_.push_back(m);
+	ctxs_.push_back(child);
+	child.file = this;
 }
 
 void File::close()

@@ -17,6 +17,15 @@
  * reported).  The handler takes hlock then the file's lock; it never takes
  * Ctx::lock, so destroy() (which waits for a running handler) may be
  * called under it.
+ *
+ * Which file an Id belongs to changes only under its hlock (MIGRATE_ID),
+ * and with it, atomically, its place on that file's list, its queued
+ * events and its groups on the file's multicast list.  So under an Id's
+ * hlock, Ctx::file names the only file that can list it, its events or
+ * its groups (null once its teardown is done).  The new Id of an unread
+ * CONNECT_REQUEST belongs to the file holding that event: MIGRATE_ID of
+ * the listener takes such an Id's hlock inside the listener's (another
+ * lock class: an Id made by a request never listens itself).
  */
 #ifndef WEFT_UCMA_FILE_H
 #define WEFT_UCMA_FILE_H
@@ -64,7 +73,8 @@ struct QueuedEvent {
 
 class Ctx final : public RefCounted<Ctx>, public rdma_cm::Handler {
 public:
-	Ctx(File &f, verbs::QpType type);
+	enum class Origin { User, Request };
+	Ctx(File &f, verbs::QpType type, Origin origin = Origin::User);
 	~Ctx();
 	WEFT_NOCOPY(Ctx);
 
@@ -78,14 +88,13 @@ public:
 	rdma_cm::Id *id = nullptr; /* under lock; null once destroyed */
 
 	Mutex hlock;
-	File *file;		   /* under hlock; MIGRATE_ID moves it */
+	File *file;		   /* under hlock; MIGRATE_ID moves it, teardown clears it */
 	uint64_t uid = 0;	   /* under hlock */
 	bool reporting = false;	   /* under hlock: a new Id reports nothing until ACCEPT */
 	List<Multicast, &Multicast::ctx_node> mcs; /* under hlock, owned */
 
 	Atomic<int> backlog{0};	   /* CONNECT_REQUESTs this listener may still queue */
 	uint32_t events_reported = 0; /* under the file's lock */
-	bool delivered = false;	   /* under the file's lock: its CONNECT_REQUEST was read */
 	ListNode node;		   /* on the file's list, under its lock */
 	/* DEVICE_REMOVAL: the Id is destroyed here, the Ctx stays for the user. */
 	Work close_work;
@@ -122,19 +131,27 @@ public:
 	/* GET_EVENT: copy the oldest event to @response (min(@room, its size) bytes). */
 	Result<void> get_event(uint64_t response, size_t room, bool nonblock);
 
-	/* Multicast groups: add for lookup, find-and-unlink (LEAVE_MCAST). */
+	/* Multicast groups on the file's list, for lookup (both under the Id's hlock). */
 	void add_multicast(Multicast &m);
 	void unlink_multicast(Multicast &m);
-	Result<Ref<Ctx>> take_multicast(uint32_t num, Multicast *&out);
+	/* LEAVE_MCAST's lookup: the Id of group @num, with a reference; @out is compared, not owned. */
+	Result<Ref<Ctx>> find_multicast(uint32_t num, Multicast *&out);
 	/* Free the queued events of @m; the events the user read of it. */
 	uint32_t purge_multicast(Multicast &m);
-	/* MIGRATE_ID: move @c (taken off @from) and its events and groups here. */
+	/*
+	 * MIGRATE_ID: move @c (taken off @from) here with its events, its
+	 * groups and the new Ids of its unread CONNECT_REQUESTs.
+	 */
 	uint32_t adopt(File &from, Ctx &c);
 
 private:
 	static bool ready(void *file);
 	/* Unlink @c's queued events into @out (lock_ held). */
 	void unqueue_locked(Ctx &c, List<QueuedEvent, &QueuedEvent::node> &out);
+	/* Take an unread CONNECT_REQUEST's new Id off our list: false if it is no longer ours. */
+	bool claim_unread(Ctx &child);
+	/* Move @child, an unread CONNECT_REQUEST's new Id, from @from's list to ours. */
+	void move_unread(File &from, Ctx &child);
 
 	weft_ucma_waiter *const waiter_;
 	Mutex lock_;
