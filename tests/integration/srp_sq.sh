@@ -1,10 +1,11 @@
 #!/bin/bash
 # Integration: commands that need more send queue WRs than a target
 # channel has (SRP target, issue 45).  weft_srpt with rq_size=2 gives each
-# channel a send queue of 8 WRs; a 1 MiB or 4 MiB direct write or read
-# through weft0's SRP disk takes more RDMA WRs than that (LIO's buffer is
-# in pages, at most 16 SGEs go in a WR), which the target posts in rounds
-# of at most the queue's size.  Each dd is bounded by a timeout: a command
+# channel a send queue of 8 WRs; the initiator's commands are up to 1 MiB
+# (max_sect=2048), and a 1 MiB direct write or read through weft0's SRP
+# disk takes more RDMA WRs than that (LIO's buffer is in pages, at most 16
+# SGEs go in a WR), which the target posts in rounds of at most the
+# queue's size.  Each dd is bounded by a timeout: a command
 # waiting for room that never comes is a hang, and a wedged channel.
 set -u
 fail=0
@@ -27,7 +28,7 @@ targetcli >/tmp/targetcli.out 2>&1 <<EOT || bad "targetcli setup: $(tail -5 /tmp
 /srpt/$wwn/acls create ib.0000000000000000$(hexgid weft0 | cut -c17-32)
 /srpt/$wwn/luns create /backstores/ramdisk/rd0
 EOT
-login="id_ext=$ng1,ioc_guid=$ng1,dgid=$gid1,pkey=ffff,service_id=$ng1,max_sect=16384"
+login="id_ext=$ng1,ioc_guid=$ng1,dgid=$gid1,pkey=ffff,service_id=$ng1,max_sect=2048"
 echo "$login" >/sys/class/infiniband_srp/srp-weft0-1/add_target || bad "add_target"
 host=
 for i in $(seq 1 100); do
