@@ -143,6 +143,8 @@ struct Initiator {
 		p.private_data = ConstBytes(reinterpret_cast<const uint8_t *>(&req), sizeof(req));
 		/* Time-wait of seconds (IBA 12.9.8.1): a destroyed Id stays allocated meanwhile. */
 		p.ack_timeout = 20;
+		/* 4 s for the REP (IBA 12.7.27): no REQ resent while a hook holds the login. */
+		p.remote_cm_response_timeout = 20;
 		return cm::connect(*id, p);
 	}
 };
@@ -151,8 +153,14 @@ struct Initiator {
 struct Window {
 	Completion released;
 	Completion id_gone;
-	Atomic<bool> in_login{false};
+	Atomic<srpt::Channel *> in_login{nullptr}; /* the channel the hook holds in login() */
 	Atomic<int> logins{0}, releases{0}, released_in_login{0}, comm_est_calls{0};
+	Atomic<int> running{0}; /* hook calls not returned yet: the Window outlives them */
+	void settle() const
+	{
+		while (running.load(Order::Acquire))
+			weft_msleep(10);
+	}
 	uint64_t comm_est_before = 0, comm_est_after = 0;
 };
 
@@ -160,32 +168,39 @@ struct Window {
 void shutdown_in_login(srpt::Channel &ch, void *arg)
 {
 	auto *w = static_cast<Window *>(arg);
-	w->in_login.store(true, Order::Release);
-	w->logins.fetch_add(1, Order::Relaxed);
-	ch.shutdown();
-	/* Long enough for a queued release to run, and the reaper to free the channel. */
-	weft_msleep(500);
-	w->in_login.store(false, Order::Release);
+	w->running.fetch_add(1, Order::AcqRel);
+	if (w->logins.fetch_add(1, Order::AcqRel) == 0) {
+		w->in_login.store(&ch, Order::Release);
+		ch.shutdown();
+		/* Long enough for a queued release to run, and the reaper to free the channel. */
+		weft_msleep(500);
+		w->in_login.store(nullptr, Order::Release);
+	}
+	w->running.fetch_sub(1, Order::AcqRel);
 }
 
-void release_started(srpt::Channel &, void *arg)
+void release_started(srpt::Channel &ch, void *arg)
 {
 	auto *w = static_cast<Window *>(arg);
-	if (w->in_login.load(Order::Acquire))
+	w->running.fetch_add(1, Order::AcqRel);
+	if (w->in_login.load(Order::Acquire) == &ch)
 		w->released_in_login.fetch_add(1, Order::Relaxed);
-	w->releases.fetch_add(1, Order::Relaxed);
-	w->released.complete();
+	if (w->releases.fetch_add(1, Order::AcqRel) == 0)
+		w->released.complete();
+	w->running.fetch_sub(1, Order::AcqRel);
 }
 
 /* As the HCA's engine delivers a CommEst it raised before the Id went. */
 void late_comm_est(verbs::EventHandler &events, verbs::Qp &qp, void *arg)
 {
 	auto *w = static_cast<Window *>(arg);
+	w->running.fetch_add(1, Order::AcqRel);
 	w->comm_est_before = cm::stats().comm_est;
 	events.handle(verbs::Event{verbs::EventType::CommEst, &qp.dev, qp.port(), &qp});
 	w->comm_est_after = cm::stats().comm_est;
 	w->comm_est_calls.fetch_add(1, Order::Relaxed);
 	w->id_gone.complete();
+	w->running.fetch_sub(1, Order::AcqRel);
 }
 
 struct HookGuard {
@@ -215,7 +230,11 @@ void shutdown_during_login_waits(Test &t)
 		WEFT_ASSERT_OK(t, ini.value()->login(*b));
 		WEFT_EXPECT_TRUE(t, ini.value()->peer.wait(cm::EventType::Rejected));
 		WEFT_ASSERT_OK(t, w.released.wait(Timeout::msecs(30000)));
+		/* The hooks are unset when this block ends; calls already in them finish first. */
+		for (int i = 0; i < 100 && w.in_login.load(Order::Acquire); i++)
+			weft_msleep(10);
 	}
+	w.settle();
 	WEFT_EXPECT_EQ(t, w.logins.load(Order::Relaxed), 1);
 	WEFT_EXPECT_EQ(t, w.releases.load(Order::Relaxed), 1);
 	/* Released once the login returned, not while it ran. */
@@ -244,6 +263,7 @@ void comm_est_after_id_destroyed(Test &t)
 		WEFT_EXPECT_TRUE(t, i.peer.wait(cm::EventType::Disconnected));
 		WEFT_ASSERT_OK(t, w.id_gone.wait(Timeout::msecs(30000)));
 	}
+	w.settle();
 	WEFT_EXPECT_EQ(t, w.comm_est_calls.load(Order::Relaxed), 1);
 	/* No cm::established() for the destroyed Id. */
 	WEFT_EXPECT_EQ(t, w.comm_est_after, w.comm_est_before);
