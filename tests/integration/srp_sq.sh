@@ -42,11 +42,12 @@ rd=$(lsscsi "${host##*/host}:0:0:0" 2>/dev/null | awk '{print $NF}')
 [ -b "$rd" ] || bad "no disk for weft0: $(lsscsi)"
 
 dd if=/dev/urandom of=/tmp/srp-sq.pat bs=1M count=16 2>/dev/null
+# A hung command is retried by the SCSI midlayer for minutes: the first failure ends the loop.
 for bs in 1M 4M; do
-	timeout 120 dd if=/tmp/srp-sq.pat of="$rd" bs=$bs oflag=direct 2>/tmp/srp-sq.err ||
-		bad "$bs writes did not complete: $(cat /tmp/srp-sq.err)"
-	timeout 120 dd if="$rd" of=/tmp/srp-sq.back bs=$bs count=$((16 / ${bs%M})) iflag=direct \
-		2>/tmp/srp-sq.err || bad "$bs reads did not complete: $(cat /tmp/srp-sq.err)"
+	timeout 90 dd if=/tmp/srp-sq.pat of="$rd" bs=$bs oflag=direct 2>/tmp/srp-sq.err ||
+		{ bad "$bs writes did not complete: $(cat /tmp/srp-sq.err)"; break; }
+	timeout 90 dd if="$rd" of=/tmp/srp-sq.back bs=$bs count=$((16 / ${bs%M})) iflag=direct \
+		2>/tmp/srp-sq.err || { bad "$bs reads did not complete: $(cat /tmp/srp-sq.err)"; break; }
 	cmp /tmp/srp-sq.pat /tmp/srp-sq.back || bad "$bs: the data read back differs"
 done
 # The commands needed more WRs than a round: LIO saw them whole.
