@@ -24,8 +24,11 @@ unsigned long long be64_at(const uint8_t *p)
 
 using namespace srp::wire;
 
+constinit TestHooks test_hooks;
+
 Channel::Channel(Hca &h, uint8_t port)
-	: hca_(h), port_(port), lock_(WEFT_LOCK_CLASS("weft_srpt_ch")),
+	: hca_(h), port_(port), events_lock_(WEFT_LOCK_CLASS("weft_srpt_ch_events")),
+	  lock_(WEFT_LOCK_CLASS("weft_srpt_ch")),
 	  poll_work_(poll_work, WEFT_LOCK_CLASS("weft_srpt_poll")),
 	  release_work_(release_work, WEFT_LOCK_CLASS("weft_srpt_release"))
 {
@@ -44,6 +47,7 @@ Result<void> Channel::create_resources()
 	const auto &a = hca_.dev.attr();
 	/* A command's RDMA plus its response; more waits for room (reserve()). */
 	const uint32_t sq = min<uint32_t>(rq * 4, a.max_qp_wr);
+	sq_size_ = sq;
 	sges_ = min<uint32_t>(max_sge, a.max_send_sge);
 	recv_buf_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, size_t(rq) * params.max_req_size));
 	rsp_buf_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, size_t(rq) * params.max_rsp_size));
@@ -79,9 +83,43 @@ Result<void> Channel::create_resources()
 	return ok();
 }
 
-/* SRP 6.2: accept the login with SRP_LOGIN_RSP, or say why not. */
+/*
+ * From the Channel's listing until login() returns, a shutdown (a SINGLE
+ * CHANNEL login of the same nexus, LIO's close_session or TPG disable once
+ * the session is open, a CM or QP event once accepted) only marks it
+ * closing: releasing it then would free the session, QP and memory this
+ * call still uses.  The login ends by queueing the release itself.
+ */
 Result<void> Channel::login(cm::Id &id, const cm::RequestInfo &req, const LoginReq &lreq,
 			    uint32_t &reason, uint8_t rsp_flags)
+{
+	if (auto hook = test_hooks.login_started.load(Order::Acquire))
+		hook(*this, test_hooks.arg.load(Order::Acquire));
+	auto r = accept_login(id, req, lreq, reason, rsp_flags);
+	login_done(static_cast<bool>(r));
+	return r;
+}
+
+/* The login is over: release now if it failed or the channel was shut down meanwhile. */
+void Channel::login_done(bool accepted)
+{
+	bool closing;
+	{
+		SpinGuard g(lock_);
+		in_login_ = false;
+		if (!accepted) {
+			closing_ = true;
+			live_ = false;
+		}
+		closing = closing_;
+	}
+	if (closing)
+		release_work_.queue();
+}
+
+/* SRP 6.2: accept the login with SRP_LOGIN_RSP, or say why not. */
+Result<void> Channel::accept_login(cm::Id &id, const cm::RequestInfo &req, const LoginReq &lreq,
+				   uint32_t &reason, uint8_t rsp_flags)
 {
 	const uint32_t it_iu = lreq.req_it_iu_len.get(); /* checked: parse::login() */
 	__builtin_memcpy(i_port_id_, lreq.initiator_port_id, 16);
@@ -119,9 +157,15 @@ Result<void> Channel::login(cm::Id &id, const cm::RequestInfo &req, const LoginR
 	ap.responder_resources = min<uint8_t>(req.initiator_depth, 4);
 	ap.initiator_depth = min<uint8_t>(req.responder_resources, 4);
 	cm::set_handler(id, *this, this);
-	id_ = &id;
+	{
+		/* Before accept() takes the QP to RTR, where data raises CommEst. */
+		SpinGuardBh g(events_lock_);
+		id_ = &id;
+	}
 	auto r = cm::accept(id, ap);
 	if (!r) {
+		/* The caller's REJ ends the Id (its handler's negative return). */
+		SpinGuardBh g(events_lock_);
 		id_ = nullptr;
 		reason = rej::unable_establish;
 		return r;
@@ -169,10 +213,12 @@ int Channel::event(const cm::Event &e)
 
 void Channel::handle(const verbs::Event &e)
 {
-	cm::Id *id = id_;
-	if (e.type == verbs::EventType::CommEst && id)
-		cm::established(*id); /* IBA 12.9.5: data before the RTU */
-	else if (e.type == verbs::EventType::QpFatal || e.type == verbs::EventType::QpReqErr ||
+	if (e.type == verbs::EventType::CommEst) {
+		/* Under the lock: release() clears id_ before it destroys the Id. */
+		SpinGuardBh g(events_lock_);
+		if (id_)
+			cm::established(*id_); /* IBA 12.9.5: data before the RTU */
+	} else if (e.type == verbs::EventType::QpFatal || e.type == verbs::EventType::QpReqErr ||
 		 e.type == verbs::EventType::QpAccessErr)
 		shutdown();
 }
@@ -185,6 +231,8 @@ void Channel::shutdown()
 			return;
 		closing_ = true;
 		live_ = false;
+		if (in_login_)
+			return; /* login_done() releases */
 	}
 	release_work_.queue();
 }
@@ -231,6 +279,9 @@ void Channel::completion(const verbs::Wc &wc)
 		break;
 	case wr_read:
 		rdma_done(io_[i], good);
+		break;
+	case wr_write:
+		write_done(io_[i], good);
 		break;
 	}
 }
@@ -300,16 +351,27 @@ void Channel::release_work(Work &w)
 }
 
 /*
- * Two-phase release: the CM Id goes (DREQ or REJ, the QP to Error, its
- * WRs flushed and completed by poll()), commands waiting for room fail,
- * the LIO session closes once every command was released, then the
- * verbs objects and memory go; the Hca frees the Channel.
+ * Two-phase release, run once and only after login() ended: the CM Id
+ * goes (DREQ or REJ, the QP to Error, its WRs flushed and completed by
+ * poll()), commands waiting for room fail, the LIO session closes once
+ * every command was released, then the verbs objects and memory go; the
+ * Hca frees the Channel.  QP events may come until destroy_qp(): id_ is
+ * cleared under events_lock_ first, so none reaches the destroyed Id.
  */
 void Channel::release()
 {
-	if (id_) {
-		cm::destroy(id_);
+	if (auto hook = test_hooks.release_started.load(Order::Acquire))
+		hook(*this, test_hooks.arg.load(Order::Acquire));
+	cm::Id *id;
+	{
+		SpinGuardBh g(events_lock_);
+		id = id_;
 		id_ = nullptr;
+	}
+	if (id) {
+		cm::destroy(id);
+		if (auto hook = test_hooks.id_destroyed.load(Order::Acquire); hook && qp_)
+			hook(*this, *qp_, test_hooks.arg.load(Order::Acquire));
 	}
 	fail_waiting();
 	if (sess_) {

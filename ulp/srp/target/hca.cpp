@@ -227,10 +227,9 @@ int Hca::request(const cm::Event &e)
 		l->list.push_back(*ch);
 	}
 	uint32_t reason = 0;
-	auto r = ch->login(*e.id, *e.req, req, reason, rsp_flags);
-	if (!r) {
+	/* @ch may be released once login() returns: not touched after. */
+	if (!ch->login(*e.id, *e.req, req, reason, rsp_flags)) {
 		send_login_rej(*e.id, reason);
-		ch->shutdown();
 		return -1;
 	}
 	return 0;

@@ -17,7 +17,11 @@
  *  5. the response's completion hands the command back to LIO, whose
  *     release puts the IoCtx back (a local reply puts it back at once).
  * Every step that posts first reserves send-queue room; without room the
- * IoCtx waits in order and sq_returned() starts it later.
+ * IoCtx waits in order and sq_returned() starts it later.  A transfer that
+ * needs more WRs than the send queue holds goes in rounds of at most the
+ * queue's size, each ended by a signalled WR whose completion reserves the
+ * next: reserving it all at once would wait for room that never comes,
+ * and every command behind it with it.
  */
 #include <weft/log.h>
 
@@ -149,8 +153,7 @@ void Channel::reply(IoCtx &io, uint8_t status, bool rsp_valid, uint8_t code)
 	st.status = status;
 	io.rsp_len = build_rsp(io, &st, rsp_valid, code);
 	io.stage = IoCtx::Stage::Reply;
-	io.xfer = 0;
-	io.n_wr = 1;
+	rdma_begin(io, 0, 0);
 	dispatch(io);
 }
 
@@ -169,9 +172,37 @@ void Channel::dispatch(IoCtx &io)
 	}
 }
 
-/* Send queue slots for @io's WRs (io.n_wr); FIFO behind earlier waiters. */
+/*
+ * WRs the rest of @io's transfer may take: one per descriptor left, and
+ * one per sges_ pieces of LIO's buffer left.  An estimate: post_rdma()
+ * never posts more than a round reserved, and what is left goes on in
+ * another round.
+ */
+uint32_t Channel::rdma_wrs(const IoCtx &io) const
+{
+	if (!io.left)
+		return 0;
+	return (io.ndesc - io.rdesc) + (io.nents - io.lseg) / sges_ + 1;
+}
+
+/* The send queue slots of @io's next round: never more than the queue holds. */
+uint32_t Channel::round_wrs(const IoCtx &io) const
+{
+	switch (io.stage) {
+	case IoCtx::Stage::Read:
+		return min(rdma_wrs(io), sq_size_);
+	case IoCtx::Stage::Respond: /* the WRITEs, then the SRP_RSP */
+		return min(rdma_wrs(io) + 1, sq_size_);
+	case IoCtx::Stage::Reply:
+		break;
+	}
+	return 1;
+}
+
+/* Send queue slots for @io's next round (io.n_wr); FIFO behind earlier waiters. */
 Channel::Reserve Channel::reserve(IoCtx &io)
 {
+	io.n_wr = round_wrs(io);
 	SpinGuard g(lock_);
 	if (closing_)
 		return Reserve::Closed;
@@ -235,12 +266,19 @@ void Channel::fail_waiting()
 /* Walks a command's data buffer (LIO's scatterlist) in SGE-sized pieces. */
 class LocalCursor {
 public:
-	LocalCursor(weft_srpt_cmd *c, uint32_t lkey) : cmd_(c), lkey_(lkey)
+	/* From piece @idx, @off bytes into it (where an earlier round stopped). */
+	LocalCursor(weft_srpt_cmd *c, uint32_t lkey, uint32_t idx = 0, uint32_t off = 0)
+		: cmd_(c), lkey_(lkey), first_(idx), idx_(idx), off_(off)
 	{
-		nents_ = weft_srpt_cmd_data(c, 0, segs_, batch);
-		loaded_ = min(nents_, batch);
+		nents_ = weft_srpt_cmd_data(c, idx, segs_, batch);
+		loaded_ = idx < nents_ ? min(nents_ - idx, batch) : 0;
 	}
 	uint32_t nents() const { return nents_; }
+	void pos(uint32_t &idx, uint32_t &off) const
+	{
+		idx = idx_;
+		off = off_;
+	}
 	/* The next up to @max bytes as one SGE; false at the end. */
 	bool next(uint32_t max, verbs::Sge &out)
 	{
@@ -281,40 +319,55 @@ private:
 	static constexpr uint32_t batch = 16;
 	weft_srpt_cmd *cmd_;
 	uint32_t lkey_;
-	uint32_t nents_, loaded_, first_ = 0, idx_ = 0, off_ = 0;
+	uint32_t nents_, loaded_, first_, idx_, off_;
 	weft_srpt_seg segs_[batch];
 };
 
-/* io.xfer bytes between LIO's buffer and the descriptors' remote buffers, in order. */
-Result<void> Channel::post_rdma(IoCtx &io, bool write)
+/* A transfer of @xfer bytes (0: none) with LIO's buffer in @nents pieces, from the start. */
+void Channel::rdma_begin(IoCtx &io, uint32_t xfer, uint32_t nents)
 {
-	LocalCursor cur(io.cmd, hca_.mr->lkey);
+	io.left = xfer;
+	io.nents = nents;
+	io.rdesc = io.roff = io.lseg = io.loff = 0;
+}
+
+/*
+ * One round: up to @budget WRs moving the next io.left bytes between
+ * LIO's buffer and the descriptors' remote buffers, in order.  Signalled:
+ * a READ round's last WR (wr_read), and the last WRITE of a round that
+ * leaves bytes (wr_write); the SRP_RSP's completion covers the others.
+ */
+Result<void> Channel::post_rdma(IoCtx &io, bool write, uint32_t budget)
+{
+	LocalCursor cur(io.cmd, hca_.mr->lkey, io.lseg, io.loff);
 	const DirectBuf *d = desc_of(io);
-	uint32_t left = io.xfer;
-	for (uint32_t k = 0; k < io.ndesc && left; k++) {
-		uint64_t raddr = d[k].va.get();
-		uint32_t dleft = min(d[k].len.get(), left);
-		while (dleft) {
-			verbs::Sge sge[max_sge];
-			uint32_t ns = 0, bytes = 0;
-			while (ns < sges_ && bytes < dleft && cur.next(dleft - bytes, sge[ns]))
-				bytes += sge[ns++].length;
-			if (!ns)
-				return Error(err::EINVAL); /* io.xfer was clipped: cannot happen */
-			verbs::SendWr wr;
-			wr.opcode = write ? verbs::WrOpcode::RdmaWrite : verbs::WrOpcode::RdmaRead;
-			wr.sg = Span<const verbs::Sge>(sge, ns);
-			wr.rdma.remote_addr = raddr;
-			wr.rdma.rkey = d[k].key.get();
-			raddr += bytes;
-			dleft -= bytes;
-			left -= bytes;
-			if (!write && !left) {
-				wr.send_flags = verbs::send_flag::signaled;
-				wr.wr_id = (uint64_t(io.index) << wr_kind_bits) | wr_read;
-			}
-			WEFT_TRY(qp_->post_send(wr));
+	for (uint32_t n = 0; n < budget && io.left; n++) {
+		while (io.rdesc < io.ndesc && io.roff >= d[io.rdesc].len.get()) {
+			io.rdesc++;
+			io.roff = 0;
 		}
+		if (io.rdesc == io.ndesc)
+			return Error(err::EINVAL); /* the transfer was clipped to the descriptors: cannot happen */
+		const uint32_t dleft = min(d[io.rdesc].len.get() - io.roff, io.left);
+		verbs::Sge sge[max_sge];
+		uint32_t ns = 0, bytes = 0;
+		while (ns < sges_ && bytes < dleft && cur.next(dleft - bytes, sge[ns]))
+			bytes += sge[ns++].length;
+		if (!ns)
+			return Error(err::EINVAL);
+		verbs::SendWr wr;
+		wr.opcode = write ? verbs::WrOpcode::RdmaWrite : verbs::WrOpcode::RdmaRead;
+		wr.sg = Span<const verbs::Sge>(sge, ns);
+		wr.rdma.remote_addr = d[io.rdesc].va.get() + io.roff;
+		wr.rdma.rkey = d[io.rdesc].key.get();
+		io.roff += bytes;
+		io.left -= bytes;
+		cur.pos(io.lseg, io.loff);
+		if (io.left ? n + 1 == budget : !write) {
+			wr.send_flags = verbs::send_flag::signaled;
+			wr.wr_id = (uint64_t(io.index) << wr_kind_bits) | (write ? wr_write : wr_read);
+		}
+		WEFT_TRY(qp_->post_send(wr));
 	}
 	return ok();
 }
@@ -341,16 +394,21 @@ void Channel::start(IoCtx &io)
 {
 	switch (io.stage) {
 	case IoCtx::Stage::Read:
-		if (!post_rdma(io, false)) {
+		if (!post_rdma(io, false, io.n_wr)) {
 			shutdown();
 			rdma_done(io, false);
 		}
 		return;
 	case IoCtx::Stage::Respond:
-		if (io.xfer && !post_rdma(io, true)) {
-			shutdown();
-			rsp_done(io);
-			return;
+		if (io.left) {
+			/* round_wrs() gave at least 2: one slot stays for the SRP_RSP. */
+			if (!post_rdma(io, true, io.n_wr - 1)) {
+				shutdown();
+				rsp_done(io);
+				return;
+			}
+			if (io.left)
+				return; /* write_done() goes on */
 		}
 		send_rsp(io);
 		return;
@@ -360,24 +418,18 @@ void Channel::start(IoCtx &io)
 	}
 }
 
-/* WRs for io.xfer bytes: one per descriptor, more where a piece needs more SGEs. */
-static uint32_t rdma_wrs(const IoCtx &io, uint32_t nents, uint32_t sges)
-{
-	return io.xfer ? io.ndesc + nents / sges + 1 : 0;
-}
-
 int Channel::write_pending(IoCtx &io)
 {
 	weft_srpt_status st;
 	weft_srpt_cmd_status(io.cmd, &st);
 	LocalCursor cur(io.cmd, hca_.mr->lkey);
-	io.xfer = static_cast<uint32_t>(min<uint64_t>(min(st.data_len, io.desc_total), cur.total()));
-	if (!io.xfer) {
+	const auto xfer = static_cast<uint32_t>(min<uint64_t>(min(st.data_len, io.desc_total), cur.total()));
+	if (!xfer) {
 		weft_srpt_cmd_execute(io.cmd);
 		return 0;
 	}
 	io.stage = IoCtx::Stage::Read;
-	io.n_wr = rdma_wrs(io, cur.nents(), sges_);
+	rdma_begin(io, xfer, cur.nents());
 	switch (reserve(io)) {
 	case Reserve::Ok:
 		start(io);
@@ -390,6 +442,7 @@ int Channel::write_pending(IoCtx &io)
 	return -err::ENOTCONN; /* LIO answers with CHECK CONDITION (queue_status) */
 }
 
+/* A READ round completed: the next round, or the command runs (or fails). */
 void Channel::rdma_done(IoCtx &io, bool good)
 {
 	bool closing;
@@ -398,27 +451,38 @@ void Channel::rdma_done(IoCtx &io, bool good)
 		SpinGuard g(lock_);
 		closing = closing_;
 	}
-	if (good && !closing)
+	if (good && !closing && io.left)
+		dispatch(io);
+	else if (good && !closing)
 		weft_srpt_cmd_execute(io.cmd);
 	else
 		weft_srpt_cmd_fail(io.cmd);
+}
+
+/* A WRITE round that left bytes completed: the next round (a closing channel abandons it). */
+void Channel::write_done(IoCtx &io, bool good)
+{
+	if (!good) {
+		rsp_done(io); /* no response: the channel is going (completion()) */
+		return;
+	}
+	sq_returned(io.n_wr);
+	dispatch(io);
 }
 
 int Channel::queue_response(IoCtx &io, bool data)
 {
 	weft_srpt_status st;
 	weft_srpt_cmd_status(io.cmd, &st);
-	io.xfer = 0;
-	uint32_t nents = 0;
+	uint32_t nents = 0, xfer = 0;
 	if (data && st.dir == WEFT_SRPT_DIR_FROM_TARGET) {
 		LocalCursor cur(io.cmd, hca_.mr->lkey);
 		nents = cur.nents();
-		io.xfer = static_cast<uint32_t>(
-			min<uint64_t>(min(st.data_len, io.desc_total), cur.total()));
+		xfer = static_cast<uint32_t>(min<uint64_t>(min(st.data_len, io.desc_total), cur.total()));
 	}
+	rdma_begin(io, xfer, nents);
 	io.rsp_len = build_rsp(io, &st, false, 0);
 	io.stage = IoCtx::Stage::Respond;
-	io.n_wr = 1 + rdma_wrs(io, nents, sges_);
 	dispatch(io);
 	return 0;
 }
@@ -427,8 +491,7 @@ void Channel::queue_tm_rsp(IoCtx &io)
 {
 	io.rsp_len = build_rsp(io, nullptr, true, weft_srpt_tmr_response(io.cmd));
 	io.stage = IoCtx::Stage::Reply;
-	io.xfer = 0;
-	io.n_wr = 1;
+	rdma_begin(io, 0, 0);
 	dispatch(io);
 }
 

@@ -12,11 +12,16 @@
  * Error, posted WRs flush), then the LIO session (its close waits for every
  * command to be released), then QP, CQ and memory.  IoCtxs never outlive
  * their Channel: LIO's release of the last command is what the session
- * close waits for.
+ * close waits for.  A Channel is listed (a SINGLE CHANNEL login may end
+ * it) and, once its session is open, known to LIO (close_session, a TPG
+ * disable) while its login still runs: shutdown() then only marks it
+ * closing, and the login, which owns it until it returns, queues the
+ * release work when it ends.
  */
 #ifndef WEFT_SRPT_H
 #define WEFT_SRPT_H
 
+#include <weft/atomic.h>
 #include <weft/cm/cm.h>
 #include <weft/verbs/verbs.h>
 
@@ -47,10 +52,34 @@ struct IoCtx {
 	Stage stage;	    /* what start() posts once it has send queue room */
 	uint32_t ndesc;	    /* remote buffers (data-in or data-out) from the descriptors */
 	uint32_t desc_total; /* their bytes */
-	uint32_t xfer;	    /* bytes to RDMA (READ for Read, WRITE before a Respond) */
 	uint32_t rsp_len;   /* the SRP_RSP built for Respond and Reply */
-	uint32_t n_wr;	    /* send queue slots reserved */
+	uint32_t n_wr;	    /* send queue slots reserved for this round of WRs */
+	/*
+	 * Where the RDMA goes on: a transfer needing more WRs than the send
+	 * queue holds is posted in rounds, each ended by a signalled WR.
+	 */
+	uint32_t nents;	    /* pieces of LIO's buffer */
+	uint32_t left;	    /* bytes still to RDMA */
+	uint32_t rdesc, roff; /* remote: descriptor, offset in it */
+	uint32_t lseg, loff;  /* local: piece of LIO's buffer, offset in it */
 };
+
+/*
+ * KUnit only (tests/channel_test.cpp); unset in production.  The windows
+ * the teardown rules close: login_started runs as a login begins (the
+ * Channel listed, its login not done); id_destroyed once release() has
+ * destroyed the CM Id and before the QP goes, when the HCA may still
+ * deliver a QP event it raised earlier; release_started as release() begins.
+ */
+struct TestHooks {
+	using ChannelHook = void (*)(Channel &ch, void *arg);
+	using QpHook = void (*)(verbs::EventHandler &events, verbs::Qp &qp, void *arg);
+	Atomic<ChannelHook> login_started{nullptr};
+	Atomic<ChannelHook> release_started{nullptr};
+	Atomic<QpHook> id_destroyed{nullptr};
+	Atomic<void *> arg{nullptr};
+};
+extern constinit TestHooks test_hooks;
 
 class Channel final : public verbs::EventHandler, public cm::Handler {
 public:
@@ -60,12 +89,13 @@ public:
 
 	/*
 	 * Answer a login (the CM Request event on @id): accepted, or an SRP
-	 * reject reason in @reject_reason (the caller sends the REJ and
-	 * shuts the channel down).
+	 * reject reason in @reject_reason (the caller sends the REJ).  The
+	 * Channel may be gone when this returns: its release is queued
+	 * (failed, or shut down meanwhile) and runs on its own.
 	 */
 	Result<void> login(cm::Id &id, const cm::RequestInfo &req, const srp::wire::LoginReq &lreq,
 			   uint32_t &reject_reason, uint8_t rsp_flags);
-	/* Log out and release (any process context, or a QP event; idempotent). */
+	/* Log out and release (any process context, or a QP event; idempotent; after login() ends). */
 	void shutdown();
 	bool same_nexus(const uint8_t i_port_id[16]) const;
 
@@ -82,12 +112,16 @@ public:
 	ListNode chan_node; /* on Hca::chans (live, then dead) */
 
 private:
-	static constexpr uint64_t wr_recv = 0, wr_rsp = 1, wr_read = 2, wr_kind_bits = 2;
+	/* wr_write: the signalled last RDMA WRITE of a round that is not the last. */
+	static constexpr uint64_t wr_recv = 0, wr_rsp = 1, wr_read = 2, wr_write = 3, wr_kind_bits = 2;
 	static constexpr uint32_t max_sge = 16;
 	enum class Reserve : uint8_t { Ok, Wait, Closed };
 
 	/* channel.cpp: resources, CM, completions, received IUs. */
 	Result<void> create_resources();
+	Result<void> accept_login(cm::Id &id, const cm::RequestInfo &req, const srp::wire::LoginReq &lreq,
+				  uint32_t &reason, uint8_t rsp_flags);
+	void login_done(bool accepted);
 	static void cq_event(verbs::Cq &cq, void *arg);
 	static void poll_work(Work &w);
 	static void release_work(Work &w);
@@ -109,10 +143,14 @@ private:
 				uint32_t &data_len);
 	void reply(IoCtx &io, uint8_t status, bool rsp_valid, uint8_t code);
 	uint32_t build_rsp(IoCtx &io, const weft_srpt_status *st, bool rsp_valid, uint8_t code);
+	void rdma_begin(IoCtx &io, uint32_t xfer, uint32_t nents);
+	uint32_t rdma_wrs(const IoCtx &io) const;
+	uint32_t round_wrs(const IoCtx &io) const;
 	Reserve reserve(IoCtx &io);
 	void dispatch(IoCtx &io);
 	void start(IoCtx &io);
-	Result<void> post_rdma(IoCtx &io, bool write);
+	Result<void> post_rdma(IoCtx &io, bool write, uint32_t budget);
+	void write_done(IoCtx &io, bool good);
 	void send_rsp(IoCtx &io);
 	void sq_returned(uint32_t n);
 	void abandon(IoCtx &io);
@@ -126,12 +164,15 @@ private:
 
 	Hca &hca_;
 	const uint8_t port_;
+	/* Set and cleared under events_lock_: QP event handlers use it under that lock (handle()). */
+	SpinLock events_lock_;
 	cm::Id *id_ = nullptr;
 	weft_srpt_sess *sess_ = nullptr;
 	uint8_t i_port_id_[16] = {};
 	verbs::Cq *cq_ = nullptr;
 	verbs::Qp *qp_ = nullptr;
 	uint32_t sges_ = 1; /* send SGEs per WR */
+	uint32_t sq_size_ = 0; /* send queue slots: the most one round of WRs reserves */
 	uint32_t it_iu_ = 0;  /* the login's largest IU, bytes (SRP 5.2.1) */
 	uint16_t fmts_ = 0;   /* the login's REQUIRED BUFFER FORMATS */
 	Array<uint8_t> recv_buf_; /* rq_size IUs of max_req_size */
@@ -144,6 +185,7 @@ private:
 	SpinLock lock_; /* guards what follows */
 	bool live_ = false;
 	bool closing_ = false;
+	bool in_login_ = true; /* login() runs: it, not shutdown(), queues the release */
 	uint32_t nfree_ = 0;
 	uint32_t sq_avail_ = 0;
 	uint32_t credit_delta_ = 0; /* credits owed beyond the one each response returns */
