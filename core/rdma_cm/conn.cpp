@@ -338,7 +338,7 @@ int CmListener::event(const cm::Event &e)
 	uint64_t sid = sidr ? e.sidr->service_id : e.req->service_id;
 	verbs::Gid lgid{};
 	uint16_t pkey = sidr ? e.sidr->pkey : e.req->pkey;
-	uint8_t port = sidr ? 1 : e.req->port;
+	uint8_t port = sidr ? e.sidr->port : e.req->port; /* the port the request came in on */
 	if (sidr) {
 		auto g = dev->dev->query_gid(port, 0);
 		if (g)
