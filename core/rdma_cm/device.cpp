@@ -55,12 +55,15 @@ void detach_ids(RcmDevice &d)
 		if (!waited)
 			log.warn("%s removed: an Id's owner did not destroy it; its connection is dropped",
 				 d.dev->name());
+		{
+			MutexGuard g(rcm->lock);
+			id->state = IdState::DeviceGone; /* no call starts a connection or join now */
+		}
 		leave_all(*id);
-		drop_cm_id(*id);
+		drop_cm_id(*id); /* waits for calls using the IB CM Id */
 		MutexGuard g(rcm->lock);
 		id->dev.reset();
 		id->qp = nullptr;
-		id->state = IdState::DeviceGone;
 	}
 }
 

@@ -62,10 +62,11 @@ bool cm_id_cleared(Id &id)
 	return !id.cm_id;
 }
 
+/* The removal is done with the Id: after its IB CM Id, the device goes. */
 bool detached(Id &id)
 {
 	MutexGuard g(rcm->lock);
-	return id.state == IdState::DeviceGone;
+	return !id.dev;
 }
 
 /* The owner's call holds the IB CM Id here: remove the device under it. */
@@ -121,6 +122,10 @@ void removal_waits_for_owner_call(Test &t)
 	WEFT_EXPECT_EQ(t, h.seen(EventType::DeviceRemoval), 1);
 	WEFT_EXPECT_TRUE(t, detached(*id));
 	WEFT_EXPECT_TRUE(t, info(*id).dev == nullptr);
+	{
+		MutexGuard g(rcm->lock);
+		WEFT_EXPECT_TRUE(t, id->state == IdState::DeviceGone);
+	}
 	/* The owner's later calls find no IB CM Id. */
 	WEFT_EXPECT_ERR(t, disconnect(*id), err::EINVAL);
 	WEFT_EXPECT_ERR(t, notify_established(*id), err::EINVAL);
