@@ -38,7 +38,8 @@ struct Race {
 	Atomic<bool> fired{false};
 	bool retired = false;	 /* the removal cleared the Id's IB CM Id during the call */
 	bool gone_in_call = false; /* ... and finished with the Id (destroyed it) during the call */
-	Work work{remove, WEFT_LOCK_CLASS("weft_rdma_cm_test_remove")};
+	Work work;
+	Race() : work(remove, WEFT_LOCK_CLASS("weft_rdma_cm_test_remove")) {}
 	static void remove(Work &w);
 };
 

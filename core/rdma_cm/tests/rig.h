@@ -109,7 +109,9 @@ inline Result<Id *> routed_id(Rig &r, PortSpace ps, verbs::QpType t, Handler &h,
 	Net *net = init_net();
 	auto made = create_id(net, ps, t, h, nullptr);
 	put_net(net);
-	Id *id = WEFT_TRY(made);
+	if (!made)
+		return made.error();
+	Id *id = made.value();
 	if (!place(r, *id, dport)) {
 		destroy(id);
 		return Error(err::ENODEV);
