@@ -50,9 +50,11 @@ void Race::remove(Work &)
 	race->rig->unregister();
 }
 
-template <typename Pred> bool wait_ms(Pred pred, int ms)
+/* Poll @pred for up to @ms of wall time (a sleep of 1 ms takes longer on a loaded host). */
+template <typename Pred> bool wait_ms(Pred pred, uint64_t ms)
 {
-	for (int i = 0; i < ms && !pred(); i++)
+	uint64_t end = now_ms() + ms;
+	while (!pred() && now_ms() < end)
 		weft_msleep(1);
 	return pred();
 }
