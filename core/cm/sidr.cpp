@@ -123,6 +123,7 @@ void on_sidr_req(CmPort &p, const mad::Mad &m, const mad::MadAddr &from)
 		ev->listener = Ref<Id>::share(listener);
 		ev->sidr.service_id = id->service_id;
 		ev->sidr.pkey = wire::sidr_req(m).pkey;
+		ev->sidr.port = p.num;
 		ConstBytes pd = wire::private_data(m, wire::Kind::SidrReq);
 		ev->set_pdata(pd.data(), pd.size());
 		fresh->get(); /* the owner's */

@@ -307,10 +307,8 @@ bool offer(Id &lis, Id &c, rdma_cm::Event &ev)
 		MutexGuard g(c.handler_lock);
 		c.destroying = true;
 	}
-	{
-		MutexGuard g(rcm->lock);
-		c.cm_id = nullptr; /* the IB CM destroys it (and rejects) on our refusal */
-	}
+	/* The IB CM destroys its Id (and rejects) on our refusal: no call may be using it then. */
+	(void)retire_cm_id(c);
 	destroy_later(c);
 	return false;
 }
@@ -340,7 +338,7 @@ int CmListener::event(const cm::Event &e)
 	uint64_t sid = sidr ? e.sidr->service_id : e.req->service_id;
 	verbs::Gid lgid{};
 	uint16_t pkey = sidr ? e.sidr->pkey : e.req->pkey;
-	uint8_t port = sidr ? 1 : e.req->port;
+	uint8_t port = sidr ? e.sidr->port : e.req->port; /* the port the request came in on */
 	if (sidr) {
 		auto g = dev->dev->query_gid(port, 0);
 		if (g)
@@ -494,11 +492,6 @@ Result<void> attach_qp(Id &id, verbs::Qp &qp)
 Result<void> init_qp_attr(Id &id, verbs::QpState state, verbs::QpAttr &attr, uint32_t &mask)
 {
 	namespace qa = verbs::qp_attr;
-	cm::Id *c;
-	{
-		MutexGuard g(rcm->lock);
-		c = id.cm_id;
-	}
 	if (id.qp_type == verbs::QpType::Ud) {
 		if (state == verbs::QpState::Init) {
 			mask = WEFT_TRY(init_attr(id, attr));
@@ -512,14 +505,42 @@ Result<void> init_qp_attr(Id &id, verbs::QpState state, verbs::QpAttr &attr, uin
 		}
 		return state == verbs::QpState::Rtr || state == verbs::QpState::Rts ? ok() : Result<void>(Error(err::EINVAL));
 	}
+	CmUse c;
+	{
+		MutexGuard g(rcm->lock);
+		c.take_locked(id);
+	}
 	if (!c) {
 		if (state != verbs::QpState::Init)
 			return Error(err::EINVAL);
 		mask = WEFT_TRY(init_attr(id, attr));
 		return ok();
 	}
+	at_cm_call(id);
 	return cm::qp_attr(*c, state, attr, mask);
 }
+
+namespace {
+
+/* No REQ (SIDR_REQ) went out: back to RouteResolved, unless teardown took the IB CM Id meanwhile. */
+void undo_connect(Id &id, CmUse &c)
+{
+	cm::Id *mine = c.get();
+	bool ours;
+	{
+		MutexGuard g(rcm->lock);
+		ours = id.cm_id == mine;
+		if (ours) {
+			id.active = false;
+			id.state = IdState::RouteResolved;
+		}
+	}
+	c.reset();
+	if (ours)
+		drop_cm_id(id, mine);
+}
+
+} // namespace
 
 Result<void> connect(Id &id, const ConnParam &p)
 {
@@ -527,7 +548,7 @@ Result<void> connect(Id &id, const ConnParam &p)
 	uint8_t pdata[iba::cm::pdata::sidr_req];
 	size_t max = ud ? iba::cm::pdata::sidr_req : iba::cm::pdata::req;
 	Ref<verbs::Device> dev;
-	cm::Id *c;
+	CmUse c;
 	cm::ConnectParam cp;
 	cm::SidrParam sp;
 	{
@@ -538,8 +559,8 @@ Result<void> connect(Id &id, const ConnParam &p)
 			return Error(err::EINVAL);
 		size_t n = WEFT_TRY(format_pdata(pdata, max, id, p.private_data));
 		dev = id.dev->dev;
-		c = WEFT_TRY(cm::create_id(*dev, id, &id));
-		id.cm_id = c;
+		id.cm_id = WEFT_TRY(cm::create_id(*dev, id, &id));
+		c.take_locked(id);
 		id.active = true;
 		id.qp_num = id.qp ? id.qp->qpn : p.qp_num;
 		id.state = IdState::Connect;
@@ -566,35 +587,31 @@ Result<void> connect(Id &id, const ConnParam &p)
 			cp.ack_timeout = id.ack_timeout;
 		}
 	}
+	at_cm_call(id);
 	auto r = ud ? cm::sidr_request(*c, sp) : cm::connect(*c, cp);
-	if (!r) {
-		{
-			MutexGuard g(rcm->lock);
-			id.cm_id = nullptr;
-			id.active = false;
-			id.state = IdState::RouteResolved;
-		}
-		cm::destroy(c);
-	}
+	if (!r)
+		undo_connect(id, c);
 	return r;
 }
 
 Result<void> establish(Id &id)
 {
-	cm::Id *c;
+	CmUse c;
 	{
 		MutexGuard g(rcm->lock);
 		if (!id.active || !id.responded || id.state != IdState::Connect || !id.cm_id)
 			return Error(err::EINVAL);
 		id.responded = false;
-		c = id.cm_id;
+		c.take_locked(id);
 	}
+	at_cm_call(id);
 	return cm::rtu(*c);
 }
 
 Result<void> accept(Id &id, const ConnParam &p)
 {
-	cm::Id *c;
+	CmUse c;
+	cm::AcceptParam a;
 	bool ud = id.qp_type == verbs::QpType::Ud;
 	uint32_t qpn;
 	bool is_rtu;
@@ -610,16 +627,16 @@ Result<void> accept(Id &id, const ConnParam &p)
 			return Error(err::EINVAL);
 		if (!id.qp && !p.qp_num)
 			return Error(err::EINVAL);
-		c = id.cm_id;
+		c.take_locked(id);
 		qpn = id.qp ? id.qp->qpn : p.qp_num;
 		id.qp_num = qpn;
+		a.qp = id.qp;
 		if (ud)
 			id.state = IdState::Established;
 	}
+	at_cm_call(id);
 	if (ud)
 		return cm::sidr_reply(*c, iba::cm::sidr::ok, qpn, udp_qkey, p.private_data);
-	cm::AcceptParam a;
-	a.qp = id.qp;
 	a.private_data = p.private_data;
 	a.responder_resources = p.responder_resources;
 	a.initiator_depth = p.initiator_depth;
@@ -632,14 +649,15 @@ Result<void> accept(Id &id, const ConnParam &p)
 
 Result<void> reject(Id &id, ConstBytes private_data, uint16_t reason)
 {
-	cm::Id *c;
+	CmUse c;
 	{
 		MutexGuard g(rcm->lock);
 		if (id.active || id.state != IdState::Connect || !id.cm_id)
 			return Error(err::EINVAL);
-		c = id.cm_id;
+		c.take_locked(id);
 		id.state = IdState::Disconnected;
 	}
+	at_cm_call(id);
 	if (id.qp_type == verbs::QpType::Ud)
 		return cm::sidr_reply(*c, iba::cm::sidr::rejected, 0, 0, private_data);
 	return cm::reject(*c, reason, {}, private_data);
@@ -647,30 +665,32 @@ Result<void> reject(Id &id, ConstBytes private_data, uint16_t reason)
 
 Result<void> notify_established(Id &id)
 {
-	cm::Id *c;
+	CmUse c;
 	{
 		MutexGuard g(rcm->lock);
 		if (!id.cm_id || id.qp_type == verbs::QpType::Ud)
 			return Error(err::EINVAL);
-		c = id.cm_id;
+		c.take_locked(id);
 	}
+	at_cm_call(id);
 	cm::established(*c);
 	return ok();
 }
 
 Result<void> disconnect(Id &id)
 {
-	cm::Id *c;
+	CmUse c;
 	{
 		MutexGuard g(rcm->lock);
 		if (!id.cm_id)
 			return Error(err::EINVAL);
-		c = id.cm_id;
 		if (id.state == IdState::Disconnected)
 			return ok(); /* the peer's DREQ was answered already */
+		c.take_locked(id);
 	}
 	if (id.qp_type == verbs::QpType::Ud)
 		return ok();
+	at_cm_call(id);
 	auto r = cm::disconnect(*c);
 	if (!r && r.error().code() == err::EINVAL)
 		return ok(); /* already down on the IB CM's side */

@@ -29,10 +29,11 @@ void listen_new_device_locked(RcmDevice &d)
  * the device and destroys the Id (returning non-zero, or from another
  * context, as ucma does); the removal waits for that, so the IB CM Id and
  * the owner's QP are gone before the device is.  An owner that does not
- * is waited for generously, then its IB CM Id is taken from under it.
+ * is waited for generously, then its IB CM Id is taken from under it:
+ * retired (cm_use.cpp), so a call the owner is making on it finishes
+ * first and later ones find none.  The wait only spares a slow owner its
+ * connection; nothing is unsafe when it ends early.
  */
-constexpr long owner_wait_ms = 30000;
-
 void detach_ids(RcmDevice &d)
 {
 	for (;;) {
@@ -50,16 +51,19 @@ void detach_ids(RcmDevice &d)
 		Id *i = id.get();
 		auto waited = rcm->freed.wait(
 			[i] { return i->torn_down.load(Order::Acquire); },
-			Timeout::msecs(owner_wait_ms));
+			Timeout::msecs(owner_wait_ms.load(Order::Relaxed)));
 		if (!waited)
 			log.warn("%s removed: an Id's owner did not destroy it; its connection is dropped",
 				 d.dev->name());
+		{
+			MutexGuard g(rcm->lock);
+			id->state = IdState::DeviceGone; /* no call starts a connection or join now */
+		}
 		leave_all(*id);
-		drop_cm_id(*id);
+		drop_cm_id(*id); /* waits for calls using the IB CM Id */
 		MutexGuard g(rcm->lock);
 		id->dev.reset();
 		id->qp = nullptr;
-		id->state = IdState::DeviceGone;
 	}
 }
 
@@ -114,6 +118,8 @@ public:
 Client *client;
 
 } // namespace
+
+constinit Atomic<uint32_t> owner_wait_ms{30000};
 
 RcmDevice *find_by_gid_locked(const verbs::Gid &gid, uint8_t &port)
 {

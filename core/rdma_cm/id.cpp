@@ -40,7 +40,8 @@ void reap_work(Work &)
 Rcm::Rcm() :
 	lock(WEFT_LOCK_CLASS("weft_rdma_cm")), next_port(0),
 	reap_lock(WEFT_LOCK_CLASS("weft_rdma_cm_reap")),
-	reaper(reap_work, WEFT_LOCK_CLASS("weft_rdma_cm_reaper")), freed(WEFT_LOCK_CLASS("weft_rdma_cm_freed"))
+	reaper(reap_work, WEFT_LOCK_CLASS("weft_rdma_cm_reaper")), freed(WEFT_LOCK_CLASS("weft_rdma_cm_freed")),
+	cm_idle(WEFT_LOCK_CLASS("weft_rdma_cm_cm_idle"))
 {
 	/* In-tree's ephemeral range is the host's; any start in it will do. */
 	next_port = static_cast<uint16_t>(32768 + (weft_random_u32() % 28232));
@@ -91,17 +92,6 @@ void destroy_later(Id &id)
 		rcm->reap.push_back(id);
 	}
 	rcm->reaper.queue();
-}
-
-void drop_cm_id(Id &id)
-{
-	cm::Id *c;
-	{
-		MutexGuard g(rcm->lock);
-		c = exchange(id.cm_id, nullptr);
-	}
-	if (c)
-		cm::destroy(c); /* tells the peer (REJ, DREQ) and waits for its handler */
 }
 
 namespace {

@@ -6,6 +6,8 @@
  * follow.  Handler calls are made under the Id's handler_lock only (one at
  * a time; destroy() takes it to wait for a running call), never under
  * Rcm::lock, and IB CM calls that wait (cm::destroy) are made under neither.
+ * An owner's call makes its IB CM call outside the lock too, holding a use
+ * of the connection's IB CM Id (CmUse) that teardown waits for.
  */
 #ifndef WEFT_RCM_H
 #define WEFT_RCM_H
@@ -104,7 +106,7 @@ public:
 	iba::PathRecord route{};
 	verbs::Qp *qp = nullptr;
 	uint32_t qp_num = 0;
-	cm::Id *cm_id = nullptr;
+	cm::Id *cm_id = nullptr; /* taken by CmUse, cleared by retire_cm_id() */
 	uint8_t tos = 0, ack_timeout = 0;
 	bool active = false;   /* connect() was called (not a passive Id) */
 	bool responded = false; /* active, no QP: ConnectResponse delivered, establish() pending */
@@ -123,6 +125,9 @@ public:
 
 	List<Mc, &Mc::node> mcs; /* joined groups, under Rcm::lock */
 	ListNode reap_node; /* Rcm::reap */
+
+	/* Owner calls using cm_id outside Rcm::lock (cm_use.cpp); taken under it. */
+	Atomic<uint32_t> cm_uses{0};
 };
 
 /* A device known to the RDMA CM (a verbs client's view), and its Ids. */
@@ -167,6 +172,7 @@ struct Rcm {
 	List<Id, &Id::reap_node> reap; /* under reap_lock: handlers that asked for destruction */
 	Work reaper;
 	WaitQueue freed;
+	WaitQueue cm_idle; /* an Id's cm_uses went to 0 */
 };
 
 extern Rcm *rcm;
@@ -188,6 +194,8 @@ void unbind_locked(Id &id);
 Ref<Id> find_listener_locked(Net *net, PortSpace ps, const SockAddr &dst, RcmDevice &dev);
 
 /* device.cpp: devices and the ports by GID. */
+/* How long device removal waits for an Id's owner to destroy it (a testing seam shortens it). */
+extern Atomic<uint32_t> owner_wait_ms;
 Result<void> devices_init();
 void devices_exit();
 /* The device and port whose port GID is @gid (Rcm::lock held); null if none. */
@@ -213,8 +221,47 @@ Result<void> listen_on_locked(RcmDevice &d, uint64_t sid);
 /* Drop the Id's uses; the listeners left unused are returned, for cm::destroy() outside the lock. */
 void unlisten_locked(Id &id, List<CmListener, &CmListener::node> &unused);
 void free_listeners(List<CmListener, &CmListener::node> &unused);
-/* The IB CM's Id for the connection is done with: destroy it (no lock held). */
-void drop_cm_id(Id &id);
+/*
+ * cm_use.cpp: the connection's IB CM Id, used by the owner's calls
+ * outside Rcm::lock.  A use is taken under the lock with the pointer;
+ * retiring the IB CM Id is two-phase: the pointer is cleared under the
+ * lock (no new use), then the uses taken before are waited for.
+ */
+class CmUse {
+public:
+	CmUse() = default;
+	WEFT_NOCOPY(CmUse);
+	~CmUse() { reset(); }
+	/* Rcm::lock held: use the Id's IB CM Id, if it has one. */
+	void take_locked(Id &id);
+	void reset();
+	explicit operator bool() const { return c_ != nullptr; }
+	cm::Id &operator*() const { return *c_; }
+	cm::Id *get() const { return c_; }
+
+private:
+	Id *id_ = nullptr;
+	cm::Id *c_ = nullptr;
+};
+/*
+ * Clear the Id's IB CM Id (only if it is @only, when given) and wait for
+ * its uses; it is returned for the caller to destroy, or null.  No lock held.
+ */
+cm::Id *retire_cm_id(Id &id, cm::Id *only = nullptr);
+/* The IB CM's Id for the connection is done with: retire and destroy it (no lock held). */
+void drop_cm_id(Id &id, cm::Id *only = nullptr);
+/*
+ * Testing seam: called (when set) by an owner call holding a use, just
+ * before its IB CM call, so that a KUnit case can run teardown exactly
+ * there.  Never set outside tests.
+ */
+using CmCallHook = void (*)(Id &id);
+extern Atomic<CmCallHook> cm_call_hook;
+inline void at_cm_call(Id &id)
+{
+	if (CmCallHook h = cm_call_hook.load(Order::Acquire); WEFT_UNLIKELY(h))
+		h(id);
+}
 /* The CMA header (IBA A11.6, in-tree struct cma_hdr) in REQ and SIDR_REQ private data. */
 inline constexpr size_t cma_hdr_size = 36;
 

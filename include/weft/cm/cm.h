@@ -65,6 +65,7 @@ struct SidrInfo {
 	uint32_t qpn, qkey;  /* SidrReply: the service's UD QP */
 	uint64_t service_id; /* SidrRequest */
 	uint16_t pkey;	     /* SidrRequest */
+	uint8_t port;	     /* SidrRequest: the port it arrived on */
 };
 
 struct Event {
