@@ -8,8 +8,9 @@
  * rewriting ring headers and slots at any time and creating and
  * destroying the AHs (and other objects) a UD WQE names by handle
  * (handles.cpp).  The input is records (fuzz.h): the first is the
- * CREATE_QP request (abi::CreateQp); each later one an operation byte and
- * its argument:
+ * CREATE_QP request (abi::CreateQp; the soft HCA's limits, or with
+ * `reserved` set a device offering up to 31 SGEs); each later one an
+ * operation byte and its argument:
  *   0 a send WQE written at the process's SQ index (a fix-up byte, then
  *     the slot's bytes), the index advanced;  1 the doorbell: every WQE
  *     between the kernel's index and the process's converted;
@@ -20,11 +21,11 @@
  * Each ring is poisoned for ASan but the slot the kernel reads, so a read
  * outside it is a report; the SGE array convert fills is a heap block of
  * verbs::RecvEntry::max_sge entries.  Checked: caps within the device's
- * and the slots room for them; a converted WQE's opcode and flags are
- * the process's, its SGEs (or inline data) lie in the slot and number
- * within the QP's caps, a UD WQE's AH is a live AH on the QP's PD; a
- * taken receive WQE has the process's SGEs, none if it claimed more than
- * the caps; the kernel's indices stay in the ring.
+ * and that array's, and the slots room for them; a converted WQE's
+ * opcode and flags are the process's, its SGEs (or inline data) lie in
+ * the slot and number within the QP's caps, a UD WQE's AH is a live AH on
+ * the QP's PD; a taken receive WQE has the process's SGEs, none if it
+ * claimed more than the caps; the kernel's indices stay in the ring.
  */
 #include "fuzz.h"
 
@@ -129,17 +130,22 @@ bool create(Qp &q, ConstBytes rec)
 	/* Rings of up to 64 slots: the ring's size is not this target's question. */
 	req.max_send_wr %= 64;
 	req.max_recv_wr %= 64;
-	const verbs::DeviceAttr a = hca_attr();
+	/* The soft HCA's limits, or (reserved set) a device offering up to 31 SGEs. */
+	verbs::DeviceAttr a = hca_attr();
+	if (req.reserved)
+		a.max_send_sge = a.max_recv_sge = req.reserved % 32u;
 	auto caps = qp_caps(req, a);
+	constexpr uint32_t arr = verbs::RecvEntry::max_sge;
 	if (!caps) {
-		fuzz::check(req.max_send_sge > a.max_send_sge || req.max_recv_sge > a.max_recv_sge ||
-				    req.max_inline_data > 512,
-			    "caps refused only beyond the device's");
+		fuzz::check(req.max_send_sge > min(a.max_send_sge, arr) ||
+				    req.max_recv_sge > min(a.max_recv_sge, arr) || req.max_inline_data > 512,
+			    "caps refused only beyond the device's or the WQE's SGE array");
 		return false;
 	}
 	q.caps = caps.value();
-	fuzz::check(q.caps.max_send_sge <= a.max_send_sge && q.caps.max_recv_sge <= a.max_recv_sge,
-		    "caps within the device's");
+	fuzz::check(q.caps.max_send_sge <= a.max_send_sge && q.caps.max_recv_sge <= a.max_recv_sge &&
+			    q.caps.max_send_sge <= arr && q.caps.max_recv_sge <= arr,
+		    "caps within the device's and the WQE's SGE array");
 	fuzz::check(q.caps.max_inline >= q.caps.max_send_sge * sizeof(rxe::Sge) &&
 			    q.caps.max_inline >= req.max_inline_data,
 		    "inline room covers the SGEs and what was asked");

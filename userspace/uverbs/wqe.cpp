@@ -18,12 +18,18 @@ constexpr uint32_t max_inline = 512;
 
 } // namespace
 
-/* The caps the rings give (in-tree rxe_qp_init_req(): inline room is the SGE room or more). */
+/*
+ * The caps the rings give (in-tree rxe_qp_init_req(): inline room is the
+ * SGE room or more).  SGEs are also bounded by what a WQE converts into
+ * (verbs::RecvEntry::max_sge, the doorbell's array), whatever a device
+ * offers: today's devices offer no more, and convert_send_wqe() relies on it.
+ */
 Result<UQp::Caps> qp_caps(const abi::CreateQp &req, const verbs::DeviceAttr &a)
 {
+	constexpr uint32_t wqe_sge = verbs::RecvEntry::max_sge;
 	if (req.max_send_wr > a.max_qp_wr || req.max_recv_wr > a.max_qp_wr ||
-	    req.max_send_sge > a.max_send_sge || req.max_recv_sge > a.max_recv_sge ||
-	    req.max_inline_data > max_inline)
+	    req.max_send_sge > min(a.max_send_sge, wqe_sge) ||
+	    req.max_recv_sge > min(a.max_recv_sge, wqe_sge) || req.max_inline_data > max_inline)
 		return Error(err::EINVAL);
 	UQp::Caps c{};
 	c.max_send_sge = req.max_send_sge;
