@@ -6,7 +6,7 @@
  * path, the MAD service's responses and strays).  `make -C tests/fuzz seeds` regenerates them; the result is
  * committed, next to the regression inputs of every finding.
  */
-#include "fuzz.h"
+#include "seeds.h"
 
 #include <weft/iba/cm.h>
 #include <weft/iba/dr.h>
@@ -26,6 +26,8 @@
 extern "C" int weft_fuzz_write(const char *dir, const char *name, const void *data, size_t len);
 
 using namespace weft;
+using fuzz::Out;
+using fuzz::put;
 
 namespace {
 
@@ -39,12 +41,6 @@ WEFT_PRINTF(3, 4) void format(char *buf, size_t size, const char *fmt, ...)
 	__builtin_va_end(ap);
 }
 
-void put(const char *target, const char *name, const void *data, size_t len)
-{
-	char dir[512];
-	format(dir, sizeof(dir), "%s/%s", root, target);
-	weft_fuzz_write(dir, name, data, len);
-}
 
 /* Every opcode Weft speaks, with and without a GRH, with a payload where the opcode carries one. */
 void packets()
@@ -68,20 +64,6 @@ void packets()
 		}
 	}
 }
-
-/* Records (fuzz.h): a 2-byte length, then the bytes. */
-struct Out {
-	uint8_t buf[16384];
-	size_t n = 0;
-	void byte(uint8_t b) { buf[n++] = b; }
-	void record(const void *p, size_t len)
-	{
-		byte(uint8_t(len >> 8));
-		byte(uint8_t(len));
-		__builtin_memcpy(buf + n, p, len);
-		n += len;
-	}
-};
 
 /* A message of @len bytes of class @cls, as an agent would send it. */
 void message(uint8_t *m, size_t len, uint8_t cls)
@@ -818,6 +800,13 @@ void sma_switch_seeds()
 
 } // namespace
 
+void weft::fuzz::put(const char *target, const char *name, const void *data, size_t len)
+{
+	char dir[512];
+	format(dir, sizeof(dir), "%s/%s", root, target);
+	weft_fuzz_write(dir, name, data, len);
+}
+
 /* Freestanding C++ does not know main: spelled as C. */
 extern "C" int main(int argc, char **argv);
 extern "C" int main(int argc, char **argv)
@@ -836,5 +825,6 @@ extern "C" int main(int argc, char **argv)
 	cm_seeds();
 	configfs_seeds();
 	ipoib_seeds();
+	uverbs_seeds();
 	return 0;
 }

@@ -11,13 +11,11 @@
 #include "abi_rxe.h"
 #include "abi_verbs.h"
 #include "commands.h"
+#include "wqe.h"
 
 namespace weft::uverbs {
 
 namespace {
-
-/* The most inline data a send WQE carries (it lives in the ring slot). */
-constexpr uint32_t max_inline = 512;
 
 void to_ah(const abi::QpDest &d, verbs::AhAttr &a)
 {
@@ -66,28 +64,13 @@ Result<QpParts> find_parts(File &f, const abi::CreateQp &req)
 	return p;
 }
 
-/* The caps the rings give (in-tree rxe_qp_init_req(): inline room is the SGE room or more). */
-Result<UQp::Caps> qp_caps(const abi::CreateQp &req, const verbs::DeviceAttr &a)
-{
-	if (req.max_send_wr > a.max_qp_wr || req.max_recv_wr > a.max_qp_wr ||
-	    req.max_send_sge > a.max_send_sge || req.max_recv_sge > a.max_recv_sge ||
-	    req.max_inline_data > max_inline)
-		return Error(err::EINVAL);
-	UQp::Caps c{};
-	c.max_send_sge = req.max_send_sge;
-	c.max_recv_sge = req.max_recv_sge;
-	c.max_inline = max<uint32_t>(req.max_send_sge * sizeof(rxe::Sge), req.max_inline_data);
-	return c;
-}
-
 Result<UQp *> make_uqp(File &f, const abi::CreateQp &req, UQp::Caps caps)
 {
 	Ref<Ring> sq = WEFT_TRY(Ring::make(max<uint32_t>(req.max_send_wr, 1),
-					   sizeof(rxe::SendWqe) + max<uint32_t>(caps.max_inline, 16)));
+					   send_slot_size(caps)));
 	Ref<Ring> rq;
 	if (!req.is_srq)
-		rq = WEFT_TRY(Ring::make(max<uint32_t>(req.max_recv_wr, 1),
-					 sizeof(rxe::RecvWqe) + max<uint32_t>(caps.max_recv_sge, 1) * sizeof(rxe::Sge)));
+		rq = WEFT_TRY(Ring::make(max<uint32_t>(req.max_recv_wr, 1), recv_slot_size(caps.max_recv_sge)));
 	caps.max_send_wr = sq->capacity();
 	caps.max_recv_wr = rq ? rq->capacity() : 0;
 	if (caps.max_send_wr > f.device().attr().max_qp_wr)

@@ -7,6 +7,7 @@
 #include "abi_rxe.h"
 #include "abi_verbs.h"
 #include "commands.h"
+#include "wqe.h"
 
 namespace weft::uverbs {
 
@@ -24,8 +25,7 @@ Result<void> cmd_create_srq(Call &c)
 	UPd *pd = f.objects().find<UPd>(req.pd_handle, ObjType::Pd);
 	if (!pd)
 		return Error(err::EINVAL);
-	Ref<Ring> ring = WEFT_TRY(Ring::make(
-		req.max_wr, sizeof(rxe::RecvWqe) + max<uint32_t>(req.max_sge, 1) * sizeof(rxe::Sge)));
+	Ref<Ring> ring = WEFT_TRY(Ring::make(req.max_wr, recv_slot_size(req.max_sge)));
 	const uint32_t cap = ring->capacity();
 	if (req.srq_limit > cap)
 		return Error(err::EINVAL);

@@ -56,6 +56,15 @@ struct Method {
 /* The method of @command (flag and index), or nullptr: EOPNOTSUPP. */
 const Method *find_method(uint32_t command);
 
+/*
+ * The command written at @ubuf (@len bytes, user memory): its method, and
+ * @c's ranges (request and driver data within the write, the response
+ * where the request points), or the errno of a header that does not fit
+ * (framing.cpp).  Reads only the headers and a legacy request's first
+ * field (the response address).
+ */
+Result<const Method *> frame_command(const uint8_t *ubuf, size_t len, Call &c);
+
 /* IB_DEVICE_* capabilities of @dev (QUERY_DEVICE, netlink CAP_FLAGS). */
 uint64_t device_cap_flags(verbs::Device &dev);
 

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One open uverbsN file (file.h): the write() framing of the in-tree 6.1
- * ABI (ib_uverbs_write(), verify_hdr()), with its errnos: EINVAL for a
- * malformed header or a size that does not add up, EOPNOTSUPP for a
- * command Weft does not implement, ENOSPC for a request or response
- * smaller than the command's structure, EFAULT for memory that is not
- * there, EIO once the device is gone.
+ * One open uverbsN file (file.h): each write() framed (framing.cpp) and
+ * run under the file's lock, EIO once the device is gone; the context,
+ * the object table and the rings the process may map.
  */
 #include <weft/log.h>
 
@@ -13,74 +10,6 @@
 #include "device.h"
 
 namespace weft::uverbs {
-
-namespace {
-
-uint64_t user_addr(const void *p)
-{
-	return reinterpret_cast<uintptr_t>(p);
-}
-
-/* The command's ranges, or the in-tree errno of a header that does not fit it. */
-Result<void> frame_ex(const uint8_t *ubuf, size_t len, const abi::CmdHdr &hdr,
-		      const Method &m, Call &c)
-{
-	abi::ExCmdHdr ex;
-	if (len < sizeof(hdr) + sizeof(ex))
-		return Error(err::EINVAL);
-	WEFT_TRY(from_errno(weft_uverbs_copy_from_user(&ex, ubuf + sizeof(hdr), sizeof(ex))));
-	const size_t count = len - sizeof(hdr) - sizeof(ex);
-	if ((size_t(hdr.in_words) + ex.provider_in_words) * 8 != count)
-		return Error(err::EINVAL);
-	if (size_t(hdr.in_words) * 8 < m.req_size)
-		return Error(err::ENOSPC);
-	if (ex.cmd_hdr_reserved)
-		return Error(err::EINVAL);
-	if (ex.response) {
-		if (!hdr.out_words && !ex.provider_out_words)
-			return Error(err::EINVAL);
-		if (size_t(hdr.out_words) * 8 < m.resp_size)
-			return Error(err::ENOSPC);
-	} else if (hdr.out_words || ex.provider_out_words) {
-		return Error(err::EINVAL);
-	}
-	const uint64_t in = user_addr(ubuf) + sizeof(hdr) + sizeof(ex);
-	c.in = {in, size_t(hdr.in_words) * 8};
-	c.out = {ex.response, size_t(hdr.out_words) * 8};
-	c.drv_in = {in + c.in.len, size_t(ex.provider_in_words) * 8};
-	c.drv_out = {ex.response + c.out.len, size_t(ex.provider_out_words) * 8};
-	return ok();
-}
-
-Result<void> frame(const uint8_t *ubuf, size_t len, const abi::CmdHdr &hdr, const Method &m,
-		   Call &c)
-{
-	if (size_t(hdr.in_words) * 4 != len)
-		return Error(err::EINVAL);
-	if (len < m.req_size + sizeof(hdr) || size_t(hdr.out_words) * 4 < m.resp_size)
-		return Error(err::ENOSPC);
-	const uint64_t in = user_addr(ubuf) + sizeof(hdr);
-	size_t in_len = len - sizeof(hdr), out_len = size_t(hdr.out_words) * 4;
-	if (m.has_udata) {
-		c.drv_in = {in + m.req_size, in_len - m.req_size};
-		in_len = m.req_size;
-	}
-	uint64_t response = 0;
-	if (m.has_resp) {
-		/* The request's first field is the response's address. */
-		WEFT_TRY(from_errno(weft_uverbs_copy_from_user(&response, ubuf + sizeof(hdr),
-							       sizeof(response))));
-		if (m.has_udata) {
-			c.drv_out = {response + m.resp_size, out_len - m.resp_size};
-			out_len = m.resp_size;
-		}
-	}
-	c.in = {in, in_len};
-	c.out = {response, out_len};
-	return ok();
-}
-
-} // namespace
 
 File::File(UDevice &u, verbs::Device &d)
 	: udev(Ref<UDevice>::share(&u)), lock_(WEFT_LOCK_CLASS("weft_uverbs_file")), dev_(&d),
@@ -166,18 +95,8 @@ File::~File()
 
 Result<size_t> File::write(const void *ubuf, size_t len)
 {
-	const auto *p = static_cast<const uint8_t *>(ubuf);
-	abi::CmdHdr hdr;
-	if (len < sizeof(hdr))
-		return Error(err::EINVAL);
-	WEFT_TRY(from_errno(weft_uverbs_copy_from_user(&hdr, p, sizeof(hdr))));
-	if (hdr.command & ~(abi::cmd_flag_extended | abi::cmd_command_mask))
-		return Error(err::EINVAL);
-	const Method *m = find_method(hdr.command);
-	if (!m)
-		return Error(err::EOPNOTSUPP);
 	Call c{*this, {}, {}, {}, {}};
-	WEFT_TRY(m->is_ex ? frame_ex(p, len, hdr, *m, c) : frame(p, len, hdr, *m, c));
+	const Method *m = WEFT_TRY(frame_command(static_cast<const uint8_t *>(ubuf), len, c));
 
 	MutexGuard g(lock_);
 	if (!dev_)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The handle table and the wrappers' data-path sides (objects.h): the
- * process's rings read and written as the stock rxe provider lays them
- * out (in-tree 6.1 rxe_queue.h, rxe_cq.c, rxe_resp.c for facts).
+ * The wrappers' data-path sides (objects.h): completions written to the
+ * process's CQ ring, SRQ and RQ WQEs taken through wqe.h, as the stock rxe
+ * provider lays its rings out (in-tree 6.1 rxe_queue.h, rxe_cq.c for facts).
  */
 #include <weft/copy.h>
 #include <weft/log.h>
 
-#include "objects.h"
+#include "wqe.h"
 
 namespace weft::uverbs {
 
@@ -23,33 +23,6 @@ void UMr::release()
 {
 	if (weft_uverbs_umem *u = exchange(umem, nullptr))
 		weft_uverbs_umem_release(u);
-}
-
-/* --- receive rings --------------------------------------------------------------------- */
-
-bool take_recv_wqe(const Ring &ring, uint32_t &cons, uint32_t max_sge, verbs::RecvEntry &out)
-{
-	if (cons == ring.producer())
-		return false;
-	const uint8_t *slot = ring.slot(cons);
-	/* Read once: the process may rewrite the slot while we look. */
-	rxe::RecvWqe w;
-	__builtin_memcpy(&w, slot, sizeof(w));
-	out.wr_id = w.wr_id;
-	out.nsge = w.dma.num_sge;
-	if (out.nsge > max_sge || out.nsge > verbs::RecvEntry::max_sge) {
-		/* Malformed: no buffer at all, so any message is a length error (IBA 9.9.3.1). */
-		out.nsge = 0;
-	}
-	auto *sges = reinterpret_cast<const rxe::Sge *>(slot + sizeof(w));
-	for (uint32_t i = 0; i < out.nsge; i++) {
-		rxe::Sge s;
-		__builtin_memcpy(&s, &sges[i], sizeof(s));
-		out.sge[i] = verbs::Sge{s.addr, s.length, s.lkey};
-	}
-	cons = (cons + 1) & ring.mask;
-	ring.hdr().consumer_index.store(cons, Order::Release);
-	return true;
 }
 
 /* --- CQ --------------------------------------------------------------------------------- */
@@ -287,65 +260,6 @@ void UQp::send_retired()
 void UQp::handle(const verbs::Event &e)
 {
 	events->push(static_cast<uint32_t>(e.type), user_handle, &async_events);
-}
-
-/* --- handles ------------------------------------------------------------------------------ */
-
-Objects::~Objects()
-{
-	for (size_t i = 0; i < slots_.size(); i++)
-		if (slots_[i])
-			weft_warn(__FILE__, __LINE__, "uverbs object table freed with objects in it");
-}
-
-Result<void> Objects::insert(UObject &o)
-{
-	const size_t n = slots_.size();
-	for (size_t k = 0; k < n; k++) {
-		const uint32_t i = uint32_t((next_ + k) % n);
-		if (!slots_[i]) {
-			slots_[i] = &o;
-			o.id = i;
-			next_ = i + 1;
-			return ok();
-		}
-	}
-	/* Full: twice the size, up to the bound. */
-	const size_t grown = n ? n * 2 : 64;
-	if (grown > max_objects)
-		return Error(err::ENOMEM);
-	auto bigger = WEFT_TRY(Array<UObject *>::make(Gfp::Sleep, grown));
-	for (size_t i = 0; i < n; i++)
-		bigger[i] = slots_[i];
-	slots_ = move(bigger);
-	slots_[n] = &o;
-	o.id = uint32_t(n);
-	next_ = uint32_t(n + 1);
-	return ok();
-}
-
-UObject *Objects::find(uint32_t handle, ObjType t) const
-{
-	if (handle >= slots_.size())
-		return nullptr;
-	UObject *o = slots_[handle];
-	return o && o->type == t ? o : nullptr;
-}
-
-void Objects::remove(UObject &o)
-{
-	if (o.id < slots_.size() && slots_[o.id] == &o)
-		slots_[o.id] = nullptr;
-}
-
-UObject *Objects::pop()
-{
-	/* Onwards from the last one taken: emptying a table of n objects is O(n), not O(n^2). */
-	for (; pop_at_ < slots_.size(); pop_at_++)
-		if (UObject *o = exchange(slots_[pop_at_], nullptr))
-			return o;
-	pop_at_ = 0;
-	return nullptr;
 }
 
 } // namespace weft::uverbs

@@ -67,9 +67,6 @@ public:
 	weft_uverbs_umem *umem = nullptr;
 };
 
-/* Pull the next receive WQE from a ring (RQ or SRQ): @cons is the kernel's index. */
-bool take_recv_wqe(const Ring &ring, uint32_t &cons, uint32_t max_sge, verbs::RecvEntry &out);
-
 /*
  * A CQ whose completions go to the process's ring.  Its affiliated
  * event, CQ overrun, reaches the async file through File::handle().
@@ -159,10 +156,6 @@ public:
 	EventCount async_events;
 
 private:
-	/* One WQE, copied out of the ring, as a SendWr (false: malformed). */
-	bool convert(const rxe::SendWqe &w, const uint8_t *slot, verbs::SendWr &wr,
-		     verbs::Sge *sge, const class Objects &objs);
-
 	uint32_t fetch_ = 0;   /* next SQ slot to hand over (File's lock) */
 	uint32_t sq_cons_ = 0; /* retired slots (the QP's lock, send_retired) */
 	SpinLock rq_lock_;
