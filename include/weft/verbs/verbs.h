@@ -595,7 +595,7 @@ using ModifyHook = void (*)(Qp &qp, ModifyStep step);
 extern Atomic<ModifyHook> modify_hook;
 
 /* The kinds of object user contexts count device-wide (Device::user_objects). */
-enum class Quota : uint8_t { Pd, Cq, Srq, Ah, Mw, Count };
+enum class Quota : uint8_t { Pd, Cq, Srq, Ah, Mw, Mr, Count };
 
 /*
  * A resource owner on one device.  Every create/destroy verb goes through
@@ -830,9 +830,10 @@ public:
 	/*
 	 * Objects of user contexts, counted device-wide against the
 	 * attributes' max_* (in-tree rxe's pools are per device): one process
-	 * cannot take more than the device advertises by opening many files.
-	 * Kernel contexts count per context (their few objects are bounded
-	 * by the ULPs).
+	 * cannot take more than the device advertises by opening many files,
+	 * and user space as a whole cannot take the MR keys kernel ULPs need
+	 * (keys_).  Kernel contexts count per context (their few objects are
+	 * bounded by the ULPs).
 	 */
 	uint32_t user_objects(Quota k) const
 	{
@@ -908,7 +909,12 @@ private:
 	Atomic<uint32_t> user_objs_[static_cast<uint8_t>(Quota::Count)];
 
 	SpinLock keys_lock_;
-	Array<Mr *> keys_; /* index = key >> 8; MRs and windows */
+	/*
+	 * Index = key >> 8; MRs and windows.  Room for max_mr user MRs and
+	 * max_mw windows (the most user contexts may hold together) and
+	 * max_mr more that only kernel contexts can reach (device.cpp).
+	 */
+	Array<Mr *> keys_;
 	/* Index = port number; made at the first registration, before any client sees the device. */
 	Array<Atomic<uint64_t>> mad_replies_dropped_;
 	uint8_t key_variant_ = 0;
