@@ -69,13 +69,19 @@ public:
 	/* The consumer has taken every stored completion. */
 	virtual bool empty() const = 0;
 	/*
-	 * Resize CQ (IBA 11.2.6.3) of a user CQ, under the CQ's lock: move
-	 * the stored completions to the ring the owner prepared, which must
-	 * hold them and @at_least; answers its capacity.
+	 * Resize CQ (IBA 11.2.6.3) of a user CQ, a few completions at a time
+	 * so that the CQ's lock (irq off) is never held for a whole ring:
+	 * each call, under that lock, moves at most @budget stored
+	 * completions to the ring the owner prepared, which must hold them
+	 * all and @at_least (EINVAL).  @first starts the move.  Answers 0
+	 * while some remain (the CQ lets producers in, then calls again),
+	 * else the new ring's capacity, the rings exchanged.
 	 */
-	virtual Result<uint32_t> resize_locked(uint32_t at_least)
+	virtual Result<uint32_t> resize_step_locked(uint32_t at_least, uint32_t budget, bool first)
 	{
 		(void)at_least;
+		(void)budget;
+		(void)first;
 		return Error(err::EOPNOTSUPP);
 	}
 
@@ -379,7 +385,11 @@ private:
 	Array<Wc> ring_; /* one slot always empty */
 	size_t ring_size_;
 	CqSink *const sink_; /* a user CQ's ring, used instead of ring_ */
-	size_t head_ = 0, tail_ = 0; /* consume at head, produce at tail */
+	/* Free-running (slot: % ring_size_), so that a resize keeps its place across unlocked steps. */
+	uint64_t head_ = 0, tail_ = 0; /* consume at head, produce at tail */
+	Mutex resize_lock_; /* one resize at a time: its steps drop lock_ */
+	Result<void> resize_ring(uint32_t cqe);
+	Result<void> resize_sink(uint32_t cqe);
 	enum class Arm : uint8_t { None, Next, Solicited } arm_ = Arm::None;
 	bool error_ = false;
 	CompHandler handler_;
@@ -593,6 +603,13 @@ enum class ModifyStep : uint8_t {
 };
 using ModifyHook = void (*)(Qp &qp, ModifyStep step);
 extern Atomic<ModifyHook> modify_hook;
+
+/*
+ * Test hook: called between the steps of a CQ resize, with no lock held
+ * (a test produces and polls there).  Null in production.
+ */
+using CqResizeHook = void (*)(Cq &cq);
+extern Atomic<CqResizeHook> cq_resize_hook;
 
 /* The kinds of object user contexts count device-wide (Device::user_objects). */
 enum class Quota : uint8_t { Pd, Cq, Srq, Ah, Mw, Mr, Count };
