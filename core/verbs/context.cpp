@@ -121,9 +121,20 @@ void Context::close(bool expect_empty)
 }
 
 /*
+ * The errno of in-tree rxe's full pool: rxe_reg_user_mr() answers ENOMEM
+ * when rxe_alloc() finds none left, the others come through
+ * __rxe_add_to_pool() with EINVAL.
+ */
+static int pool_full(Quota k)
+{
+	return k == Quota::Mr ? err::ENOMEM : err::EINVAL;
+}
+
+/*
  * A user context's objects count device-wide (Device::user_objects), as
  * in-tree rxe's pools: many files of one process get no more than the
- * device advertises.  A kernel context's count against its own lists.
+ * device advertises, and all processes together leave the kernel its MR
+ * keys (device.cpp).  A kernel context's count against its own lists.
  */
 Result<void> Context::take_quota(Quota k, size_t have, uint32_t max)
 {
@@ -134,7 +145,7 @@ Result<void> Context::take_quota(Quota k, size_t have, uint32_t max)
 	uint32_t cur = n.load(Order::Relaxed);
 	do {
 		if (cur >= max)
-			return Error(err::EINVAL); /* in-tree rxe's full pool (__rxe_add_to_pool) */
+			return Error(pool_full(k));
 	} while (!n.compare_exchange(cur, cur + 1, Order::Relaxed, Order::Relaxed));
 	return ok();
 }
@@ -253,17 +264,19 @@ Result<Mr *> Context::reg_user_mr(Pd *pd, uint64_t iova, uint64_t len, uint32_t 
 		MutexGuard g(lock_);
 		if (!owns(pd))
 			return Error(err::EINVAL);
-		if (mrs_.size() >= dev.attr().max_mr)
-			return Error(err::ENOMEM);
+		WEFT_TRY(take_quota(Quota::Mr, mrs_.size(), dev.attr().max_mr));
 		mr = new (Gfp::Sleep) Mr(*pd, MrKind::User, iova, len, 0, access);
-		if (!mr)
+		if (!mr) {
+			put_quota(Quota::Mr);
 			return Error(err::ENOMEM);
+		}
 		mr->pages_ = move(pages);
 		mr->page_shift_ = page_shift;
 		mr->first_off_ = first_off;
 		auto published = publish_mr_locked(*mr);
 		if (!published) {
 			delete exchange(mr, nullptr);
+			put_quota(Quota::Mr);
 			return published;
 		}
 		mr->user_pages_ = owner;
@@ -314,6 +327,8 @@ void Context::dereg_mr_locked(Mr *mr)
 	/* Nothing reads the pages now: they may go back to the process. */
 	if (UserPages *up = exchange(mr->user_pages_, nullptr))
 		up->release();
+	if (mr->kind == MrKind::User)
+		put_quota(Quota::Mr);
 	delete mr;
 }
 

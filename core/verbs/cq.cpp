@@ -7,7 +7,8 @@ namespace weft::verbs {
 Cq::Cq(Context &c, Array<Wc> ring, CompHandler h, void *arg, HandlerContext hc, int cpu,
        CqSink *sink)
 	: ctx(c), lock_(WEFT_LOCK_CLASS("weft_verbs_cq")), ring_(move(ring)),
-	  ring_size_(ring_.size()), sink_(sink), handler_(h), arg_(arg), handler_ctx_(hc),
+	  ring_size_(ring_.size()), sink_(sink), resize_lock_(WEFT_LOCK_CLASS("weft_verbs_cq_resize")),
+	  handler_(h), arg_(arg), handler_ctx_(hc),
 	  cpu_(hc == HandlerContext::Atomic ? cpu : no_vector), irq_(vector_irq),
 	  notify_work_(notify_deferred, WEFT_LOCK_CLASS("weft_verbs_cq_notify")), mod_timer_(mod_expired)
 {
@@ -59,10 +60,8 @@ size_t Cq::poll(Span<Wc> out)
 	SpinGuardIrq g(lock_);
 	size_t n = 0;
 	/* A user CQ is polled in its ring, by the process. */
-	while (!sink_ && n < out.size() && head_ != tail_) {
-		out[n++] = ring_[head_];
-		head_ = (head_ + 1) % ring_size_;
-	}
+	while (!sink_ && n < out.size() && head_ != tail_)
+		out[n++] = ring_[head_++ % ring_size_];
 	/* Held completions the consumer took anyway: the count starts again. */
 	if (head_ == tail_)
 		mod_held_ = 0;
@@ -83,16 +82,13 @@ bool Cq::push(const Wc &wc, bool solicited, bool call_handlers, CqEventBatch *ba
 	bool overflow = false, notify = false, defer = false, good;
 	{
 		SpinGuardIrq g(lock_);
-		size_t next = (tail_ + 1) % ring_size_;
-		if (error_ || (sink_ ? !sink_->put(wc) : next == head_)) {
+		if (error_ || (sink_ ? !sink_->put(wc) : tail_ - head_ >= ring_size_ - 1)) {
 			/* IBA 11.6.3.1: CQ overrun is an affiliated asynchronous error. */
 			overflow = !error_;
 			error_ = true;
 		} else {
-			if (!sink_) {
-				ring_[tail_] = wc;
-				tail_ = next;
-			}
+			if (!sink_)
+				ring_[tail_++ % ring_size_] = wc;
 			/* IBA 11.4.2.2: unsuccessful completions also satisfy "solicited". */
 			bool sol = solicited || wc.status != WcStatus::Success;
 			if ((arm_ == Arm::Next || (arm_ == Arm::Solicited && sol)) && !hold_event_locked()) {
@@ -196,31 +192,80 @@ void CqEventBatch::fire()
 	n_ = 0;
 }
 
+constinit Atomic<CqResizeHook> cq_resize_hook;
+
+/*
+ * Completions a resize moves per hold of the CQ's lock: producers and
+ * pollers (in softirq) wait at most for these, not for a ring of up to
+ * max_cqe entries.
+ */
+static constexpr uint32_t resize_batch = 64;
+
+/* Between two steps of a resize: no lock held. */
+static void resize_pause(Cq &cq)
+{
+	if (CqResizeHook h = cq_resize_hook.load(Order::Acquire); WEFT_UNLIKELY(h))
+		h(cq);
+	weft_cond_resched();
+}
+
 Result<void> Cq::resize(uint32_t cqe)
 {
-	/* IBA 11.2.6.3: the new size is bounded as at creation (and comes from user space, soon). */
+	/* IBA 11.2.6.3: the new size is bounded as at creation (and comes from user space). */
 	if (cqe == 0 || cqe > ctx.dev.attr().max_cqe)
 		return Error(err::EINVAL);
-	if (sink_) {
-		/* A user CQ's ring is its owner's to exchange (uverbs RESIZE_CQ). */
-		SpinGuardIrq g(lock_);
-		const uint32_t n = WEFT_TRY(sink_->resize_locked(cqe));
-		this->cqe.store(n, Order::Relaxed);
-		return ok();
+	MutexGuard r(resize_lock_);
+	return sink_ ? resize_sink(cqe) : resize_ring(cqe);
+}
+
+/* A user CQ's ring is its owner's to exchange (uverbs RESIZE_CQ), step by step. */
+Result<void> Cq::resize_sink(uint32_t cqe)
+{
+	for (bool first = true;; first = false) {
+		{
+			SpinGuardIrq g(lock_);
+			const uint32_t n = WEFT_TRY(sink_->resize_step_locked(cqe, resize_batch, first));
+			if (n) {
+				this->cqe.store(n, Order::Relaxed);
+				return ok();
+			}
+		}
+		resize_pause(*this);
 	}
+}
+
+/*
+ * Completions go on arriving and being polled while they are copied, a
+ * batch per hold of the lock.  Entry i (free-running) goes to slot
+ * i % the new size: when the last is copied, at most cqe are present,
+ * so none of those shares a slot with a later one, and the exchange is
+ * O(1).  Entries polled meanwhile are skipped; EINVAL if at any step more
+ * than cqe are present (IBA 11.2.6.3), the old ring kept.
+ */
+Result<void> Cq::resize_ring(uint32_t cqe)
+{
 	auto fresh = WEFT_TRY(Array<Wc>::make(Gfp::Sleep, size_t(cqe) + 1));
-	SpinGuardIrq g(lock_);
-	size_t used = (tail_ + ring_size_ - head_) % ring_size_;
-	if (used > cqe)
-		return Error(err::EINVAL);
-	for (size_t i = 0; i < used; i++)
-		fresh[i] = ring_[(head_ + i) % ring_size_];
-	swap(ring_, fresh);
-	ring_size_ = ring_.size();
-	this->cqe.store(cqe, Order::Relaxed);
-	head_ = 0;
-	tail_ = used;
-	return ok();
+	uint64_t next = 0;
+	for (bool first = true;; first = false) {
+		{
+			SpinGuardIrq g(lock_);
+			if (tail_ - head_ > cqe)
+				return Error(err::EINVAL);
+			if (first || next < head_)
+				next = head_;
+			const uint64_t end = min(tail_, next + resize_batch);
+			for (; next < end; next++)
+				fresh[next % fresh.size()] = ring_[next % ring_size_];
+			if (next == tail_) {
+				swap(ring_, fresh);
+				ring_size_ = ring_.size();
+				this->cqe.store(cqe, Order::Relaxed);
+				break;
+			}
+		}
+		resize_pause(*this);
+	}
+	return ok(); /* the old ring is freed here, with no lock held */
 }
 
 } // namespace weft::verbs

@@ -40,6 +40,17 @@ Device::~Device()
 }
 
 /*
+ * User contexts hold at most max_mr MRs and max_mw windows device-wide
+ * (Context::take_quota); the table has max_mr slots beyond those, so that
+ * however many processes register, SRP, iSER and the other kernel
+ * consumers (re)connecting still find keys.  Slot 0 is never a key.
+ */
+static size_t key_slots(const DeviceAttr &a)
+{
+	return size_t(a.max_mr) * 2 + a.max_mw + 1;
+}
+
+/*
  * The upper 24 bits of a key index the table, the low 8 are a variant that
  * changes on every registration, so a stale key from a previous MR in the
  * same slot does not match (IBA 10.6.3.3's "key" portion).
@@ -47,7 +58,7 @@ Device::~Device()
 Result<uint32_t> Device::insert_mr(Mr &mr)
 {
 	if (!keys_.size()) {
-		auto t = WEFT_TRY(Array<Mr *>::make(Gfp::Sleep, size_t(attr_.max_mr) + attr_.max_mw + 1));
+		auto t = WEFT_TRY(Array<Mr *>::make(Gfp::Sleep, key_slots(attr_)));
 		SpinGuardBh g(keys_lock_);
 		if (!keys_.size())
 			keys_ = move(t);

@@ -9,7 +9,8 @@
 #     freed (weft_uverbs unloads: no file left open), the server side
 #     recovers, and a new run works;
 #   - RLIMIT_MEMLOCK: an unprivileged process beyond its limit gets ENOMEM
-#     from ibv_reg_mr, root (CAP_IPC_LOCK) does not;
+#     from ibv_reg_mr, root (CAP_IPC_LOCK) does not; a 4 GiB registration
+#     beyond it allocates nothing its length sizes (uverbs_memlock_alloc.py);
 #   - limits (uverbs_limits.py): CQ overrun reported as IBV_EVENT_CQ_ERR,
 #     SGE lengths beyond max_msg_sz, RESIZE_CQ, max_ah device-wide;
 #   - ring memory charged to the memory cgroup (uverbs_ring_memcg.py);
@@ -105,6 +106,8 @@ if setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
 else bad "unprivileged registration beyond RLIMIT_MEMLOCK did not fail with ENOMEM"; fi
 prlimit --memlock=65536 python3 "$here/uverbs_memlock.py" weft0 1048576 ok ||
 	bad "root (CAP_IPC_LOCK) registration beyond RLIMIT_MEMLOCK failed"
+python3 "$here/uverbs_memlock_alloc.py" weft0 ||
+	bad "REG_MR beyond RLIMIT_MEMLOCK allocated its page list first, or was not refused"
 
 # CQ overrun to the async file, a wrapping SGE sum, max_ah device-wide.
 python3 "$here/uverbs_limits.py" weft0 || bad "uverbs_limits.py failed"

@@ -27,6 +27,29 @@ template <typename F> Result<void> respond_or(Call &c, const void *resp, size_t 
 	return r;
 }
 
+/*
+ * REG_MR's pages pinned into @u, and their kernel addresses.  Pinning
+ * charges them against RLIMIT_MEMLOCK first: a length beyond the limit is
+ * refused before anything its size is allocated.
+ */
+Result<Array<uint64_t>> pin(UMr &u, const abi::RegMr &req, uint32_t access, size_t npages)
+{
+	/* IBA 10.6.3.2: anything the HCA may write needs the pages writable. */
+	const bool writable = access & (verbs::access::local_write | verbs::access::remote_write |
+					verbs::access::remote_atomic);
+	int e = 0;
+	u.umem = weft_uverbs_umem_pin(req.start, req.length, writable, npages, &e);
+	if (!u.umem)
+		return Error(-e);
+	auto kvas = Array<uint64_t>::make(Gfp::Sleep, npages, Sized::ByInput);
+	if (!kvas) {
+		u.release();
+		return kvas.error();
+	}
+	weft_uverbs_umem_kvas(u.umem, kvas.value().data(), npages);
+	return kvas;
+}
+
 } // namespace
 
 Result<void> cmd_alloc_pd(Call &c)
@@ -83,20 +106,15 @@ Result<void> cmd_reg_mr(Call &c)
 		return Error(err::EINVAL);
 	const uint64_t first = req.start & ~uint64_t(4095);
 	const size_t npages = size_t((req.start + req.length + 4095 - first) >> 12);
-	auto kvas = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, npages));
 	auto *u = new (Gfp::Sleep) UMr();
 	if (!u)
 		return Error(err::ENOMEM);
-	/* IBA 10.6.3.2: anything the HCA may write needs the pages writable. */
-	const bool writable = access & (verbs::access::local_write | verbs::access::remote_write |
-					verbs::access::remote_atomic);
-	int e = 0;
-	u->umem = weft_uverbs_umem_pin(req.start, req.length, writable, kvas.data(), npages, &e);
-	if (!u->umem) {
+	auto kvas = pin(*u, req, access, npages);
+	if (!kvas) {
 		delete u;
-		return Error(-e);
+		return kvas.error();
 	}
-	auto mr = f.context()->reg_user_mr(pd->pd, req.hca_va, req.length, access, move(kvas),
+	auto mr = f.context()->reg_user_mr(pd->pd, req.hca_va, req.length, access, move(kvas.value()),
 					   uint32_t(req.start & 4095), u);
 	if (!mr) {
 		delete u; /* reg_user_mr released the pages */

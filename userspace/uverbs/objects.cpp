@@ -117,20 +117,30 @@ bool UCq::put(const verbs::Wc &wc)
 /*
  * As rxe's queue resize: the completions the process has not consumed
  * move, in order, to the start of the new ring; the process maps the new
- * ring and polls it from index 0.
+ * ring and polls it from index 0.  @budget at a time: completions the HCA
+ * adds between two steps follow; the consumer index is read once (librxe
+ * polls nothing during the command).
  */
-Result<uint32_t> UCq::resize_locked(uint32_t at_least)
+Result<uint32_t> UCq::resize_step_locked(uint32_t at_least, uint32_t budget, bool first)
 {
 	const Ring &o = *rings[0], &n = *spare;
-	const uint32_t cons = o.consumer();
-	const uint32_t used = (prod_ - cons) & o.mask;
+	if (first) {
+		move_from_ = o.consumer();
+		moved_ = 0;
+	}
+	const uint32_t left = (prod_ - move_from_) & o.mask;
 	/* IBA 11.2.6.3, in-tree rxe_cq_chk_attr(): EINVAL if they do not fit. */
-	if (at_least < used || used > n.capacity())
+	if (at_least < moved_ + left || moved_ + left > n.capacity())
 		return Error(err::EINVAL);
-	for (uint32_t i = 0; i < used; i++)
-		__builtin_memcpy(n.slot(i), o.slot(cons + i), sizeof(rxe::Wc));
-	prod_ = used;
-	n.hdr().producer_index.store(used, Order::Release);
+	const uint32_t now = min(left, budget);
+	for (uint32_t i = 0; i < now; i++)
+		__builtin_memcpy(n.slot(moved_ + i), o.slot(move_from_ + i), sizeof(rxe::Wc));
+	move_from_ = (move_from_ + now) & o.mask;
+	moved_ += now;
+	if (now < left)
+		return 0u;
+	prod_ = moved_;
+	n.hdr().producer_index.store(moved_, Order::Release);
 	Ref<Ring> old = move(rings[0]);
 	rings[0] = move(spare);
 	spare = move(old); /* no reference dropped here: the command releases it */
@@ -186,24 +196,57 @@ Result<void> USrq::arm_limit(uint32_t limit)
 	return ok();
 }
 
+/* WQEs a resize moves per hold of lock_ (irq off): the HCA's receive path waits no longer. */
+static constexpr uint32_t srq_resize_batch = 64;
+
 /*
  * IBA 11.2.3.4 (Modify SRQ, resize): the WQEs not yet taken keep their
  * order at the start of the new ring; the process (librxe holds its post
- * lock across the command) maps the new ring before posting again.
+ * lock across the command) maps the new ring before posting again.  They
+ * move a batch per hold of lock_ while the HCA goes on taking WQEs from
+ * the old ring; those it took meanwhile are consumed in the new one too.
  */
 Result<void> USrq::resize(Ref<Ring> &fresh)
 {
+	uint32_t used = 0;
+	const uint32_t start = WEFT_TRY(resize_start(*fresh, used));
+	for (uint32_t done = 0;;) {
+		{
+			SpinGuardIrq g(lock_);
+			const Ring &old = *rings[0];
+			const uint32_t now = min(used - done, srq_resize_batch);
+			for (uint32_t i = 0; i < now; i++)
+				copy_bytes(fresh->slot(done + i), old.slot(start + done + i), old.elem_size);
+			done += now;
+			if (done == used)
+				return resize_finish_locked(fresh, start, used);
+		}
+		weft_cond_resched();
+	}
+}
+
+/* What to move, read once (librxe posts nothing meanwhile): its first index, and @used of them. */
+Result<uint32_t> USrq::resize_start(const Ring &fresh, uint32_t &used)
+{
 	SpinGuardIrq g(lock_);
 	const Ring &old = *rings[0];
-	const uint32_t used = (old.producer() - cons_) & old.mask;
+	used = (old.producer() - cons_) & old.mask;
 	/* rxe_srq_chk_attr(), rxe_queue_resize(): what is posted must fit, and the armed limit. */
-	if (used > fresh->capacity() || limit_ > fresh->capacity() || fresh->elem_size != old.elem_size)
+	if (used > fresh.capacity() || limit_ > fresh.capacity() || fresh.elem_size != old.elem_size)
 		return Error(err::EINVAL);
-	for (uint32_t i = 0; i < used; i++)
-		copy_bytes(fresh->slot(i), old.slot(cons_ + i), old.elem_size);
-	fresh->hdr().consumer_index.store(0, Order::Relaxed);
+	return cons_;
+}
+
+/* All moved: those the HCA took meanwhile are behind the new consumer index. */
+Result<void> USrq::resize_finish_locked(Ref<Ring> &fresh, uint32_t start, uint32_t used)
+{
+	lock_.assert_held();
+	if (limit_ > fresh->capacity())
+		return Error(err::EINVAL);
+	const uint32_t taken = min((cons_ - start) & rings[0]->mask, used);
+	fresh->hdr().consumer_index.store(taken, Order::Relaxed);
 	fresh->hdr().producer_index.store(used, Order::Release);
-	cons_ = 0;
+	cons_ = taken;
 	swap(rings[0], fresh);
 	return ok();
 }

@@ -79,8 +79,8 @@ public:
 	/* verbs::CqSink: under the CQ's lock. */
 	bool put(const verbs::Wc &wc) override;
 	bool empty() const override;
-	/* RESIZE_CQ: move to @spare (under the CQ's lock); @spare then holds the old ring. */
-	Result<uint32_t> resize_locked(uint32_t at_least) override;
+	/* RESIZE_CQ: move to @spare, step by step (under the CQ's lock); @spare then holds the old ring. */
+	Result<uint32_t> resize_step_locked(uint32_t at_least, uint32_t budget, bool first) override;
 	/* The CQ's completion handler: an event to the channel (any context). */
 	static void comp_handler(verbs::Cq &cq, void *arg);
 
@@ -93,6 +93,8 @@ public:
 
 private:
 	uint32_t prod_ = 0; /* the kernel's producer index, under the CQ's lock */
+	/* A resize under way (under the CQ's lock): the next entry of the old ring to move, how many moved. */
+	uint32_t move_from_ = 0, moved_ = 0;
 };
 
 /* An SRQ whose receive WQEs the process posts in its ring. */
@@ -122,6 +124,8 @@ private:
 	SpinLock lock_;
 	uint32_t cons_ = 0;  /* under lock_ */
 	uint32_t limit_ = 0; /* under lock_ */
+	Result<uint32_t> resize_start(const Ring &fresh, uint32_t &used);
+	Result<void> resize_finish_locked(Ref<Ring> &fresh, uint32_t start, uint32_t used);
 };
 
 /* A QP whose send and receive queues are the process's rings. */

@@ -490,8 +490,24 @@ static void weft_uverbs_umem_unpin(struct weft_uverbs_umem *u, size_t n)
 	kfree(u);
 }
 
+/*
+ * Charged before anything is allocated for the pin, so that a length far
+ * beyond RLIMIT_MEMLOCK costs the kernel nothing (in-tree ib_umem_get()
+ * charges after a page of its own).  The charge is what bounds concurrent
+ * registrations of one process too.
+ */
+static bool weft_uverbs_memlock_charge(struct mm_struct *mm, size_t npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (atomic64_add_return(npages, &mm->pinned_vm) <= limit || capable(CAP_IPC_LOCK))
+		return true;
+	atomic64_sub(npages, &mm->pinned_vm);
+	return false;
+}
+
 struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool writable,
-					      uint64_t *kvas, size_t npages, int *err)
+					      size_t npages, int *err)
 {
 	/*
 	 * As in-tree 6.1 ib_umem_get(): always FOLL_WRITE (a read-only pin of
@@ -500,9 +516,8 @@ struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool
 	 * FOLL_FORCE for a region the HCA only reads.
 	 */
 	unsigned int gup = FOLL_LONGTERM | FOLL_WRITE | (writable ? 0 : FOLL_FORCE);
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	struct weft_uverbs_umem *u;
-	size_t done = 0, i;
+	size_t done = 0;
 
 	if (!can_do_mlock()) {
 		*err = -EPERM;
@@ -513,22 +528,20 @@ struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool
 		*err = -EINVAL;
 		return NULL;
 	}
+	if (!weft_uverbs_memlock_charge(current->mm, npages))
+		goto nomem;
 	u = kzalloc(sizeof(*u), GFP_KERNEL);
 	if (!u)
-		goto nomem;
+		goto uncharge;
 	u->pages = kvmalloc_array(npages, sizeof(*u->pages), GFP_KERNEL);
 	if (!u->pages) {
 		kfree(u);
-		goto nomem;
+		goto uncharge;
 	}
 	u->npages = npages;
 	u->writable = writable;
 	u->mm = current->mm;
 	mmgrab(u->mm);
-	if (atomic64_add_return(npages, &u->mm->pinned_vm) > limit && !capable(CAP_IPC_LOCK)) {
-		weft_uverbs_umem_unpin(u, 0);
-		goto nomem;
-	}
 	while (done < npages) {
 		long got = pin_user_pages_fast((start & PAGE_MASK) + (done << PAGE_SHIFT),
 					       min_t(size_t, npages - done, 512), gup,
@@ -541,13 +554,21 @@ struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool
 		done += got;
 		cond_resched();
 	}
-	for (i = 0; i < npages; i++)
-		kvas[i] = (uint64_t)(uintptr_t)page_address(u->pages[i]);
 	return u;
 
+uncharge:
+	atomic64_sub(npages, &current->mm->pinned_vm);
 nomem:
 	*err = -ENOMEM;
 	return NULL;
+}
+
+void weft_uverbs_umem_kvas(const struct weft_uverbs_umem *u, uint64_t *kvas, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < u->npages; i++)
+		kvas[i] = (uint64_t)(uintptr_t)page_address(u->pages[i]);
 }
 
 void weft_uverbs_umem_release(struct weft_uverbs_umem *u)

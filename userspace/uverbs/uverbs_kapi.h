@@ -154,16 +154,18 @@ void weft_uverbs_ring_free(void *p);
 int weft_uverbs_ring_map(void *vma, void *kva);
 
 /*
- * Pinned user memory for an MR (in-tree ib_umem_get()): the pages of
- * [start, start + len) pinned long-term (FOLL_LONGTERM, FOLL_WRITE when
+ * Pinned user memory for an MR (in-tree ib_umem_get()): the @npages pages
+ * of [start, start + len) pinned long-term (FOLL_LONGTERM, FOLL_WRITE when
  * @writable), charged to the process's pinned_vm against RLIMIT_MEMLOCK
- * (ENOMEM beyond it, unless CAP_IPC_LOCK), their kernel addresses written
- * to @kvas (@npages of them).  release() unpins (dirtying written pages)
- * and uncharges, from any process context, also after the process is gone.
+ * (ENOMEM beyond it, unless CAP_IPC_LOCK) before anything is allocated.
+ * kvas() writes the kernel addresses of the first @n pages.  release()
+ * unpins (dirtying written pages) and uncharges, from any process
+ * context, also after the process is gone.
  */
 struct weft_uverbs_umem;
 struct weft_uverbs_umem *weft_uverbs_umem_pin(uint64_t start, uint64_t len, bool writable,
-					      uint64_t *kvas, size_t npages, int *err);
+					      size_t npages, int *err);
+void weft_uverbs_umem_kvas(const struct weft_uverbs_umem *u, uint64_t *kvas, size_t n);
 void weft_uverbs_umem_release(struct weft_uverbs_umem *u);
 
 /*

@@ -15,7 +15,9 @@
  *  - NodeDescription read while it is rewritten is one write or the other;
  *  - Modify QP RTS->RTS under a stream of RDMA WRITEs: the engine works
  *    from its own copy of the attributes, every WRITE lands;
- *  - Resize CQ while completions stream in and are polled.
+ *  - Resize CQ while completions stream in and are polled;
+ *  - Resize CQ of a full ring: copied a batch per hold of the CQ's lock,
+ *    completions produced and polled between the holds (cq_resize_hook).
  */
 #include <weft/atomic.h>
 #include <weft/test.h>
@@ -438,6 +440,63 @@ void cq_resize_under_traffic(Test &t)
 	resizer = nullptr;
 }
 
+/* What the resize hook does between two steps: one completion in, one out. */
+struct Between {
+	Cq *cq;
+	uint64_t next_in, next_out;
+	uint32_t steps, out_of_order;
+};
+Between *between;
+
+void between_steps(Cq &cq)
+{
+	Between *b = between;
+	if (!b || &cq != b->cq)
+		return;
+	b->steps++;
+	Wc wc{};
+	wc.wr_id = b->next_in++;
+	b->cq->push(wc, false);
+	Wc got;
+	if (b->cq->poll(Span<Wc>(&got, 1)) == 1)
+		b->out_of_order += got.wr_id != b->next_out++;
+}
+
+/*
+ * IBA 11.2.6.3 Resize CQ of a ring holding 4000 completions: the copy is
+ * done a batch at a time, and between the holds of the CQ's lock the
+ * hook pushes and polls (it would deadlock on a held lock): at least one
+ * pause per 64 entries.  Every completion comes out once, in order.
+ */
+void cq_resize_copies_unlocked(Test &t)
+{
+	Side a;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Rc, access::local_write));
+	constexpr uint32_t stored = 4000;
+	WEFT_ASSERT_OK(t, a.cq->resize(8192));
+	Between b{a.cq, 0, 0, 0, 0};
+	for (; b.next_in < stored; b.next_in++) {
+		Wc wc{};
+		wc.wr_id = b.next_in;
+		a.cq->push(wc, false);
+	}
+	between = &b;
+	cq_resize_hook.store(between_steps, Order::Release);
+	auto r = a.cq->resize(4500);
+	cq_resize_hook.store(nullptr, Order::Release);
+	between = nullptr;
+	WEFT_EXPECT_OK(t, r);
+	WEFT_EXPECT_GE(t, b.steps, stored / 64 - 1);
+	Wc wc[16];
+	for (size_t n; (n = a.cq->poll(Span<Wc>(wc, 16))) != 0;)
+		for (size_t i = 0; i < n; i++)
+			b.out_of_order += wc[i].wr_id != b.next_out++;
+	WEFT_EXPECT_EQ(t, b.next_out, b.next_in);
+	WEFT_EXPECT_EQ(t, b.out_of_order, 0u);
+	WEFT_EXPECT_FALSE(t, a.cq->in_error());
+	WEFT_EXPECT_EQ(t, a.cq->cqe.load(Order::Relaxed), 4500u);
+}
+
 /* The PSNs Modify QP set are what Query QP reports, before any packet moved. */
 void query_sees_new_psns(Test &t)
 {
@@ -456,4 +515,5 @@ void query_sees_new_psns(Test &t)
 WEFT_TEST_SUITE(weft_hca_races, WEFT_CASE(modify_rechecks_state), WEFT_CASE(modify_vs_destroy),
 		WEFT_CASE(port_before_state), WEFT_CASE(reset_qp_takes_nothing),
 		WEFT_CASE(node_desc_never_torn), WEFT_CASE(modify_under_traffic),
-		WEFT_CASE(query_sees_new_psns), WEFT_CASE(cq_resize_under_traffic));
+		WEFT_CASE(query_sees_new_psns), WEFT_CASE(cq_resize_under_traffic),
+		WEFT_CASE(cq_resize_copies_unlocked));

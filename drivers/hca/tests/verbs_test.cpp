@@ -500,9 +500,104 @@ void user_objects_device_wide(Test &t)
 	WEFT_EXPECT_EQ(t, dev.user_objects(Quota::Pd), 0u);
 }
 
+/* Pages a test "pins": nothing to give back, only counted. */
+struct CountedPages final : UserPages {
+	void release() override { released++; }
+	uint32_t released = 0;
+};
+
+/* One user MR of 64 bytes of @buf (a kernel page standing in for the process's). */
+Result<Mr *> reg_fake_user_mr(Context &c, Pd *pd, uint8_t *buf, CountedPages &owner)
+{
+	auto pages = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, 1));
+	pages[0] = reinterpret_cast<uint64_t>(buf);
+	return c.reg_user_mr(pd, 0x10000, 64, access::local_write, move(pages), 0, &owner);
+}
+
+/*
+ * The MR key table is the device's: three processes registering all
+ * they may (MRs until refused, then windows) leave the kernel its keys.
+ * User MRs stop at max_mr device-wide with rxe's ENOMEM, windows at
+ * max_mw with EINVAL; a kernel context then still gets an SRP channel's
+ * worth of fast-registration MRs and DMA MRs.
+ */
+struct KeyFill {
+	CountedPages owner;
+	Context *u[3] = {};
+	Pd *pd[3] = {};
+	uint32_t mrs = 0, mws = 0;
+	int mr_refused = 0, mw_refused = 0;
+};
+
+void fill_keys_from_user(KeyFill &f, uint8_t *buf, uint32_t max_mr, uint32_t max_mw)
+{
+	for (uint32_t i = 0; i <= 3 * max_mr; i++) {
+		auto r = reg_fake_user_mr(*f.u[i % 3], f.pd[i % 3], buf, f.owner);
+		if (!r) {
+			f.mr_refused = r.error().code();
+			break;
+		}
+		f.mrs++;
+	}
+	for (uint32_t i = 0; i <= 3 * max_mw; i++) {
+		auto r = f.u[i % 3]->alloc_mw(f.pd[i % 3], MwType::Type1);
+		if (!r) {
+			f.mw_refused = r.error().code();
+			break;
+		}
+		f.mws++;
+	}
+}
+
+void user_mrs_leave_kernel_keys(Test &t)
+{
+	Side a;
+	WEFT_ASSERT_OK(t, a.open("weft0", QpType::Rc, access::local_write));
+	Device &dev = *a.dev;
+	auto f = make_own<KeyFill>(Gfp::Sleep);
+	WEFT_ASSERT_OK(t, f);
+	KeyFill &k = *f.value();
+	static uint8_t buf[4096] __attribute__((aligned(4096)));
+	const uint32_t max_mr = dev.attr().max_mr, max_mw = dev.attr().max_mw;
+	bool opened = true;
+	for (auto &u : k.u) {
+		auto c = Context::open_user(dev, "weft_test");
+		opened = opened && c;
+		u = c ? c.value() : nullptr;
+	}
+	for (int i = 0; opened && i < 3; i++) {
+		auto p = k.u[i]->alloc_pd();
+		opened = opened && p;
+		k.pd[i] = p ? p.value() : nullptr;
+	}
+	if (opened)
+		fill_keys_from_user(k, buf, max_mr, max_mw);
+	WEFT_EXPECT_TRUE(t, opened);
+	WEFT_EXPECT_EQ(t, k.mrs, max_mr);
+	WEFT_EXPECT_EQ(t, k.mr_refused, int(err::ENOMEM));
+	WEFT_EXPECT_EQ(t, dev.user_objects(Quota::Mr), max_mr);
+	WEFT_EXPECT_EQ(t, k.mws, max_mw);
+	WEFT_EXPECT_EQ(t, k.mw_refused, int(err::EINVAL));
+	/* What an SRP initiator channel takes at login: a DMA MR and a fast-registration pool. */
+	uint32_t kernel_mrs = 0;
+	for (uint32_t i = 0; i < 64; i++)
+		kernel_mrs += bool(a.ctx->alloc_fast_reg_mr(a.pd, 256));
+	for (uint32_t i = 0; i < 64; i++)
+		kernel_mrs += bool(a.ctx->get_dma_mr(a.pd, access::local_write));
+	WEFT_EXPECT_EQ(t, kernel_mrs, 128u);
+	for (auto *u : k.u)
+		if (u)
+			u->close(false);
+	/* Every registration's pages came back, the refused one's at once. */
+	WEFT_EXPECT_EQ(t, k.owner.released, k.mrs + (k.mr_refused ? 1 : 0));
+	WEFT_EXPECT_EQ(t, dev.user_objects(Quota::Mr), 0u);
+	WEFT_EXPECT_EQ(t, dev.user_objects(Quota::Mw), 0u);
+}
+
 } // namespace
 
 WEFT_TEST_SUITE(weft_hca_verbs, WEFT_CASE(srq_shared_by_two_qps), WEFT_CASE(cq_notify_solicited),
 		WEFT_CASE(cq_overflow_and_resize), WEFT_CASE(cq_handler_context), WEFT_CASE(cq_event_moderation),
 		WEFT_CASE(cq_comp_vector), WEFT_CASE(cq_event_batch),
-		WEFT_CASE(comm_established), WEFT_CASE(user_objects_device_wide));
+		WEFT_CASE(comm_established), WEFT_CASE(user_objects_device_wide),
+		WEFT_CASE(user_mrs_leave_kernel_keys));

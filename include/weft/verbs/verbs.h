@@ -69,13 +69,19 @@ public:
 	/* The consumer has taken every stored completion. */
 	virtual bool empty() const = 0;
 	/*
-	 * Resize CQ (IBA 11.2.6.3) of a user CQ, under the CQ's lock: move
-	 * the stored completions to the ring the owner prepared, which must
-	 * hold them and @at_least; answers its capacity.
+	 * Resize CQ (IBA 11.2.6.3) of a user CQ, a few completions at a time
+	 * so that the CQ's lock (irq off) is never held for a whole ring:
+	 * each call, under that lock, moves at most @budget stored
+	 * completions to the ring the owner prepared, which must hold them
+	 * all and @at_least (EINVAL).  @first starts the move.  Answers 0
+	 * while some remain (the CQ lets producers in, then calls again),
+	 * else the new ring's capacity, the rings exchanged.
 	 */
-	virtual Result<uint32_t> resize_locked(uint32_t at_least)
+	virtual Result<uint32_t> resize_step_locked(uint32_t at_least, uint32_t budget, bool first)
 	{
 		(void)at_least;
+		(void)budget;
+		(void)first;
 		return Error(err::EOPNOTSUPP);
 	}
 
@@ -379,7 +385,11 @@ private:
 	Array<Wc> ring_; /* one slot always empty */
 	size_t ring_size_;
 	CqSink *const sink_; /* a user CQ's ring, used instead of ring_ */
-	size_t head_ = 0, tail_ = 0; /* consume at head, produce at tail */
+	/* Free-running (slot: % ring_size_), so that a resize keeps its place across unlocked steps. */
+	uint64_t head_ = 0, tail_ = 0; /* consume at head, produce at tail */
+	Mutex resize_lock_; /* one resize at a time: its steps drop lock_ */
+	Result<void> resize_ring(uint32_t cqe);
+	Result<void> resize_sink(uint32_t cqe);
 	enum class Arm : uint8_t { None, Next, Solicited } arm_ = Arm::None;
 	bool error_ = false;
 	CompHandler handler_;
@@ -594,8 +604,15 @@ enum class ModifyStep : uint8_t {
 using ModifyHook = void (*)(Qp &qp, ModifyStep step);
 extern Atomic<ModifyHook> modify_hook;
 
+/*
+ * Test hook: called between the steps of a CQ resize, with no lock held
+ * (a test produces and polls there).  Null in production.
+ */
+using CqResizeHook = void (*)(Cq &cq);
+extern Atomic<CqResizeHook> cq_resize_hook;
+
 /* The kinds of object user contexts count device-wide (Device::user_objects). */
-enum class Quota : uint8_t { Pd, Cq, Srq, Ah, Mw, Count };
+enum class Quota : uint8_t { Pd, Cq, Srq, Ah, Mw, Mr, Count };
 
 /*
  * A resource owner on one device.  Every create/destroy verb goes through
@@ -830,9 +847,10 @@ public:
 	/*
 	 * Objects of user contexts, counted device-wide against the
 	 * attributes' max_* (in-tree rxe's pools are per device): one process
-	 * cannot take more than the device advertises by opening many files.
-	 * Kernel contexts count per context (their few objects are bounded
-	 * by the ULPs).
+	 * cannot take more than the device advertises by opening many files,
+	 * and user space as a whole cannot take the MR keys kernel ULPs need
+	 * (keys_).  Kernel contexts count per context (their few objects are
+	 * bounded by the ULPs).
 	 */
 	uint32_t user_objects(Quota k) const
 	{
@@ -908,7 +926,12 @@ private:
 	Atomic<uint32_t> user_objs_[static_cast<uint8_t>(Quota::Count)];
 
 	SpinLock keys_lock_;
-	Array<Mr *> keys_; /* index = key >> 8; MRs and windows */
+	/*
+	 * Index = key >> 8; MRs and windows.  Room for max_mr user MRs and
+	 * max_mw windows (the most user contexts may hold together) and
+	 * max_mr more that only kernel contexts can reach (device.cpp).
+	 */
+	Array<Mr *> keys_;
 	/* Index = port number; made at the first registration, before any client sees the device. */
 	Array<Atomic<uint64_t>> mad_replies_dropped_;
 	uint8_t key_variant_ = 0;
