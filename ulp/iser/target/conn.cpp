@@ -20,7 +20,8 @@ using namespace iser::wire;
 Stats stats;
 
 Conn::Conn(Np &np)
-	: np_(np), lock_(WEFT_LOCK_CLASS("weft_isert_conn")), wq_(WEFT_LOCK_CLASS("weft_isert_conn_wq")),
+	: np_(np), qp_events_(verbs::on_established<rdma_cm::Id, comm_est>, qp_failed, this),
+	  lock_(WEFT_LOCK_CLASS("weft_isert_conn")), wq_(WEFT_LOCK_CLASS("weft_isert_conn_wq")),
 	  poll_work_(poll_work, WEFT_LOCK_CLASS("weft_isert_poll")),
 	  release_work_(release_work, WEFT_LOCK_CLASS("weft_isert_release"))
 {
@@ -55,7 +56,7 @@ Result<void> Conn::create_resources(verbs::Device &dev)
 	init.cap.max_recv_wr = rq;
 	init.cap.max_send_sge = sges_;
 	init.cap.max_recv_sge = 1;
-	init.events = this;
+	init.events = &qp_events_;
 	qp_ = WEFT_TRY(ctx_->create_qp(pd_, init));
 	sq_avail_ = sq;
 	(void)cq_->req_notify(false);
@@ -70,6 +71,7 @@ Result<void> Conn::create_resources(verbs::Device &dev)
 Result<void> Conn::start(const rdma_cm::Event &e)
 {
 	id_ = e.id;
+	qp_events_.attach(*id_);
 	rdma_cm::Info i = rdma_cm::info(*e.id);
 	if (!i.dev)
 		return Error(err::ENODEV);
@@ -228,13 +230,15 @@ bool Conn::np_drop()
 	return np_.drop(*this);
 }
 
-void Conn::handle(const verbs::Event &e)
+/* IBA 12.9.5: data before the RTU counts as the RTU. */
+void Conn::comm_est(rdma_cm::Id &id)
 {
-	if (e.type == verbs::EventType::CommEst && id_)
-		(void)rdma_cm::notify_established(*id_); /* IBA 12.9.5: data before the RTU */
-	else if (e.type == verbs::EventType::QpFatal || e.type == verbs::EventType::QpReqErr ||
-		 e.type == verbs::EventType::QpAccessErr)
-		failed();
+	(void)rdma_cm::notify_established(id);
+}
+
+void Conn::qp_failed(void *conn)
+{
+	static_cast<Conn *>(conn)->failed();
 }
 
 void Conn::bind(iscsit_conn *lio, weft_isert_addr &peer, weft_isert_addr &local)
@@ -532,6 +536,7 @@ void Conn::wait_ctrl()
 void Conn::release()
 {
 	if (id_) {
+		qp_events_.detach(); /* no QP event reaches the Id from here on */
 		rdma_cm::destroy(id_);
 		id_ = nullptr;
 	}

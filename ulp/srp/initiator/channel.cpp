@@ -7,6 +7,7 @@
  */
 #include <weft/log.h>
 #include <weft/mad/sa.h>
+#include <weft/verbs/conn_events.h>
 #include <weft/verbs/page_list.h>
 
 #include "../poll.h"
@@ -24,7 +25,8 @@ constexpr uint32_t page_size = 4096; /* the page lists' (and the host's virt bou
 using namespace wire;
 
 Channel::Channel(Target &t, uint16_t index)
-	: t_(t), index_(index), lock_(WEFT_LOCK_CLASS("weft_srp_ch")),
+	: t_(t), index_(index), qp_events_(verbs::on_established<cm::Id, cm::established>, nullptr, this),
+	  lock_(WEFT_LOCK_CLASS("weft_srp_ch")),
 	  tm_mutex_(WEFT_LOCK_CLASS("weft_srp_tm")), poll_work_(poll_work, WEFT_LOCK_CLASS("weft_srp_poll"))
 {
 }
@@ -71,7 +73,7 @@ Result<void> Channel::create_qp()
 	init.cap.max_recv_sge = 1;
 	init.sq_sig_all = true;
 	init.port = p.num;
-	init.events = this;
+	init.events = &qp_events_;
 	auto qp = p.ctx->create_qp(p.pd, init);
 	if (!qp) {
 		(void)p.ctx->destroy_cq(cq_);
@@ -99,6 +101,7 @@ Result<void> Channel::connect(bool multi)
 		return id.error();
 	}
 	id_ = *id;
+	qp_events_.attach(*id_);
 
 	LoginReq req{};
 	req.opcode = op::login_req;
@@ -213,13 +216,6 @@ int Channel::event(const cm::Event &e)
 	return 0;
 }
 
-void Channel::handle(const verbs::Event &e)
-{
-	cm::Id *id = id_;
-	if (e.type == verbs::EventType::CommEst && id)
-		cm::established(*id);
-}
-
 /* The connection broke while up: the transport's timers decide (reconnect, fail, remove). */
 void Channel::lost()
 {
@@ -239,6 +235,7 @@ void Channel::disconnect(uint8_t host_byte)
 		connected_ = false;
 	}
 	if (id_) {
+		qp_events_.detach(); /* no QP event reaches the Id from here on */
 		cm::destroy(id_); /* DREQ; the QP goes to Error */
 		id_ = nullptr;
 	}

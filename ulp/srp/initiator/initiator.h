@@ -20,7 +20,8 @@
  * removal, from the Port's reap work when the SCSI host's "delete" or
  * the transport's dev_loss asks), never by itself.  A Channel's
  * connection (Id, QP, CQ, receive IUs) lives from connect() to
- * disconnect(); its slots, one per blk-mq tag, hold the scsi_cmnd a
+ * disconnect(), which detaches the QP's events from the Id before it
+ * destroys the Id (verbs/conn_events.h); its slots, one per blk-mq tag, hold the scsi_cmnd a
  * response completes, claimed under the Channel's lock so that exactly
  * one of response, abort and teardown completes a command.
  */
@@ -28,6 +29,7 @@
 #define WEFT_SRP_INITIATOR_H
 
 #include <weft/cm/cm.h>
+#include <weft/verbs/conn_events.h>
 #include <weft/verbs/verbs.h>
 
 #include "../srp_wire.h"
@@ -47,7 +49,7 @@ extern Params params;
 class Target;
 class Port;
 
-class Channel final : public verbs::EventHandler, public cm::Handler {
+class Channel final : public cm::Handler {
 public:
 	Channel(Target &t, uint16_t index);
 	WEFT_NOCOPY(Channel);
@@ -70,7 +72,6 @@ public:
 	int req_lim();
 
 	int event(const cm::Event &e) override;
-	void handle(const verbs::Event &e) override;
 
 private:
 	static constexpr uint64_t wr_recv = 1ull << 62, tm_bit = 1ull << 63;
@@ -110,6 +111,7 @@ private:
 	uint8_t misc_iu_[misc_ius][sizeof(wire::CredRsp)];
 
 	cm::Id *id_ = nullptr;
+	verbs::ConnEvents qp_events_; /* the QP's events: CommEst to id_ */
 	verbs::Cq *cq_ = nullptr;
 	verbs::Qp *qp_ = nullptr;
 	Completion login_done_;
