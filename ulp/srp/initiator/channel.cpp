@@ -19,7 +19,6 @@ namespace {
 const Logger log("weft_srp");
 constexpr uint32_t login_timeout_ms = 60000; /* the CM gives up (Unreachable) well before */
 constexpr uint32_t tm_timeout_ms = 30000;
-constexpr uint32_t page_size = 4096; /* the page lists' (and the host's virt boundary) */
 } // namespace
 
 using namespace wire;
@@ -44,8 +43,7 @@ Result<void> Channel::init()
 	iu_len_ = static_cast<uint32_t>(cmd_len(t_.sg_entries));
 	slots_ = WEFT_TRY(Array<uintptr_t>::make(Gfp::Sleep, slots_n_));
 	tx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, size_t(slots_n_) * iu_len_));
-	/* The largest command, at any offset in its first page. */
-	max_pages_ = (t_.max_sect * 512 + page_size - 1) / page_size + 1;
+	max_pages_ = t_.max_pages;
 	fr_ = WEFT_TRY(Array<verbs::Mr *>::make(Gfp::Sleep, slots_n_));
 	fr_scratch_ = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, size_t(slots_n_) * max_pages_));
 	fr_key_ = WEFT_TRY(Array<uint32_t>::make(Gfp::Sleep, slots_n_));

@@ -38,6 +38,9 @@
 
 namespace weft::srp {
 
+/* The page lists' page size (and the SCSI host's virt boundary). */
+inline constexpr uint32_t page_size = 4096;
+
 struct Params {
 	uint32_t cmd_sg_entries; /* descriptors in one SRP_CMD (and the host's sg_tablesize) */
 	uint32_t queue_size;	 /* commands per channel unless add_target says */
@@ -158,6 +161,7 @@ public:
 	ListNode node; /* on the Port's targets, then doomed */
 	bool doomed = false; /* under the Port's mutex: removal queued */
 	uint32_t can_queue = 0, sg_entries = 0, ch_count = 0, max_sect = 0;
+	uint32_t max_pages = 0; /* of one command's fast registration (cmd_pages()) */
 	Atomic<int> zero_req_lim{0};
 
 	/* Removal began: a command for a channel that is down fails instead of waiting. */
