@@ -6,6 +6,7 @@
  * completions to libiscsi, and teardown.
  */
 #include <weft/log.h>
+#include <weft/verbs/drain.h>
 
 #include "initiator.h"
 
@@ -14,7 +15,6 @@ namespace weft::iser {
 namespace {
 const Logger log("weft_iser");
 constexpr uint32_t resolve_timeout_ms = 1000; /* as in-tree; iscsid retries */
-/* The SRP initiator's CQ drain (same loop, same re-arm rule). */
 constexpr uint32_t poll_budget = 256;
 } // namespace
 
@@ -409,7 +409,6 @@ void Conn::cq_event(verbs::Cq &, void *arg) { static_cast<Conn *>(arg)->poll_wor
 
 void Conn::poll_work(Work &w) { container_of(&w, &Conn::poll_work_)->poll(); }
 
-/* IBA 11.4.2.2: poll until empty, re-arm, poll again if the arm reports missed completions. */
 void Conn::poll()
 {
 	verbs::Cq *cq;
@@ -417,21 +416,8 @@ void Conn::poll()
 		SpinGuardBh g(lock_);
 		cq = cq_;
 	}
-	if (!cq)
-		return;
-	verbs::Wc wc[16];
-	for (uint32_t budget = poll_budget;;) {
-		const size_t n = cq->poll(Span<verbs::Wc>(wc, 16));
-		for (size_t i = 0; i < n; i++)
-			completion(wc[i]);
-		budget = budget > n ? budget - static_cast<uint32_t>(n) : 0;
-		if (!budget) {
-			poll_work_.queue();
-			return;
-		}
-		if (!n && !cq->req_notify(false))
-			return;
-	}
+	if (cq && !verbs::drain_cq(*cq, poll_budget, [this](const verbs::Wc &wc) { completion(wc); }))
+		poll_work_.queue(); /* let others run; come back */
 }
 
 void Conn::completion(const verbs::Wc &wc)

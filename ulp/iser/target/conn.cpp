@@ -6,6 +6,7 @@
  * events and the teardown LIO drives.  Sends and RDMA are in io.cpp.
  */
 #include <weft/log.h>
+#include <weft/verbs/drain.h>
 
 #include "isert.h"
 #include "parse.h"
@@ -391,20 +392,8 @@ void Conn::poll_work(Work &w)
 
 void Conn::poll()
 {
-	verbs::Wc wc[16];
-	uint32_t budget = 512;
-	for (;;) {
-		const size_t n = cq_->poll(Span<verbs::Wc>(wc, 16));
-		for (size_t i = 0; i < n; i++)
-			completion(wc[i]);
-		budget = budget > n ? budget - static_cast<uint32_t>(n) : 0;
-		if (!budget) {
-			poll_work_.queue(); /* let others run; come back */
-			return;
-		}
-		if (!n && !cq_->req_notify(false))
-			return;
-	}
+	if (!verbs::drain_cq(*cq_, 512, [this](const verbs::Wc &wc) { completion(wc); }))
+		poll_work_.queue(); /* let others run; come back */
 }
 
 void Conn::completion(const verbs::Wc &wc)

@@ -8,9 +8,9 @@
 #include <weft/log.h>
 #include <weft/mad/sa.h>
 #include <weft/verbs/conn_events.h>
+#include <weft/verbs/drain.h>
 #include <weft/verbs/page_list.h>
 
-#include "../poll.h"
 #include "initiator.h"
 
 namespace weft::srp {
@@ -504,7 +504,7 @@ void Channel::poll_work(Work &w)
 
 void Channel::poll()
 {
-	if (!srp::drain_cq(*cq_, 512, [this](const verbs::Wc &wc) { completion(wc); }))
+	if (!verbs::drain_cq(*cq_, 512, [this](const verbs::Wc &wc) { completion(wc); }))
 		poll_work_.queue(); /* let others run; come back */
 }
 
