@@ -7,6 +7,7 @@
  */
 #include <weft/log.h>
 #include <weft/verbs/drain.h>
+#include <weft/verbs/rc_conn.h>
 
 #include "initiator.h"
 
@@ -79,33 +80,30 @@ Result<void> Conn::setup_verbs(rdma_cm::Id &id)
 {
 	const rdma_cm::Info info = rdma_cm::info(id);
 	verbs::Device &dev = *info.dev;
-	verbs::Context *ctx = WEFT_TRY(verbs::Context::open(dev, "weft_iser"));
+	verbs::DmaDomain dom;
+	WEFT_TRY(dom.open(dev, "weft_iser"));
 	{
 		SpinGuardBh g(lock_);
-		ctx_ = ctx;
+		ctx_ = dom.ctx; /* release_verbs() closes it from here on */
 	}
-	pd_ = WEFT_TRY(ctx->alloc_pd());
-	mr_ = WEFT_TRY(ctx->get_dma_mr(pd_, verbs::access::local_write));
-	WEFT_TRY(alloc_regs(*ctx, dev));
-	verbs::Cq *cq = WEFT_TRY(ctx->create_cq(sq_depth + rx_ring + 2, cq_event, this));
-	verbs::QpInitAttr init;
-	init.type = verbs::QpType::Rc;
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	init.cap.max_send_wr = sq_depth;
-	init.cap.max_recv_wr = rx_ring + 1;
-	init.cap.max_send_sge = 2;
-	init.cap.max_recv_sge = 1;
-	init.sq_sig_all = true;
-	init.port = info.port;
-	verbs::Qp *qp = WEFT_TRY(ctx->create_qp(pd_, init));
+	pd_ = dom.pd;
+	mr_ = dom.mr;
+	WEFT_TRY(alloc_regs(*dom.ctx, dev));
+	verbs::RcCaps caps;
+	caps.send_wr = sq_depth;
+	caps.recv_wr = rx_ring + 1;
+	caps.send_sge = 2;
+	caps.cq_extra = 1;
+	caps.sq_sig_all = true;
+	caps.port = info.port;
+	verbs::RcQueues q;
+	WEFT_TRY(q.create(*dom.ctx, pd_, caps, cq_event, this));
 	{
 		SpinGuardBh g(lock_);
-		cq_ = cq;
-		qp_ = qp;
+		cq_ = q.cq;
+		qp_ = q.qp;
 	}
-	(void)cq->req_notify(false);
-	return rdma_cm::attach_qp(id, *qp);
+	return rdma_cm::attach_qp(id, *q.qp);
 }
 
 void Conn::fail(int e)
@@ -234,11 +232,8 @@ void Conn::release_verbs()
 	}
 	if (!ctx)
 		return;
-	if (qp)
-		(void)ctx->destroy_qp(qp);
-	poll_work_.cancel_sync(); /* poll() finds cq_ gone if queued again */
-	if (cq)
-		(void)ctx->destroy_cq(cq);
+	verbs::RcQueues q{cq, qp};
+	q.destroy(*ctx, poll_work_); /* poll() finds cq_ gone if queued again */
 	ctx->close(false); /* the MR and PD */
 }
 

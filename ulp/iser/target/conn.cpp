@@ -45,22 +45,14 @@ Result<void> Conn::create_resources(verbs::Device &dev)
 		return Error(err::EINVAL);
 	login_rx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, hdrs_len + data_max));
 	login_tx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, hdrs_len + data_max));
-	ctx_ = WEFT_TRY(verbs::Context::open(dev, "weft_isert"));
-	pd_ = WEFT_TRY(ctx_->alloc_pd());
-	mr_ = WEFT_TRY(ctx_->get_dma_mr(pd_, verbs::access::local_write));
-	cq_ = WEFT_TRY(ctx_->create_cq(rq + sq, cq_event, this));
-	verbs::QpInitAttr init;
-	init.type = verbs::QpType::Rc;
-	init.send_cq = cq_;
-	init.recv_cq = cq_;
-	init.cap.max_send_wr = sq;
-	init.cap.max_recv_wr = rq;
-	init.cap.max_send_sge = sges_;
-	init.cap.max_recv_sge = 1;
-	init.events = &qp_events_;
-	qp_ = WEFT_TRY(ctx_->create_qp(pd_, init));
+	WEFT_TRY(dom_.open(dev, "weft_isert"));
+	verbs::RcCaps caps;
+	caps.send_wr = sq;
+	caps.recv_wr = rq;
+	caps.send_sge = sges_;
+	caps.events = &qp_events_;
+	WEFT_TRY(rc_.create(*dom_.ctx, dom_.pd, caps, cq_event, this));
 	sq_avail_ = sq;
-	(void)cq_->req_notify(false);
 	return ok();
 }
 
@@ -78,7 +70,7 @@ Result<void> Conn::start(const rdma_cm::Event &e)
 		return Error(err::ENODEV);
 	WEFT_TRY(create_resources(*i.dev));
 	rdma_cm::set_handler(*e.id, *this, this);
-	WEFT_TRY(rdma_cm::attach_qp(*e.id, *qp_));
+	WEFT_TRY(rdma_cm::attach_qp(*e.id, *rc_.qp));
 	WEFT_TRY(post_login_recv());
 	/* As in-tree isert: the response invalidates the command's STag when the initiator allows it. */
 	send_w_inv_ = parse::req_accepts_inv(e.conn.private_data);
@@ -97,7 +89,7 @@ Result<void> Conn::post_login_recv()
 	verbs::Sge sge;
 	sge.addr = reinterpret_cast<uintptr_t>(login_rx_.data());
 	sge.length = static_cast<uint32_t>(login_rx_.size());
-	sge.lkey = mr_->lkey;
+	sge.lkey = dom_.mr->lkey;
 	verbs::RecvWr wr;
 	wr.wr_id = k_login_recv;
 	wr.sg = Span<const verbs::Sge>(&sge, 1);
@@ -105,7 +97,7 @@ Result<void> Conn::post_login_recv()
 		SpinGuardBh g(lock_);
 		outstanding_++;
 	}
-	auto r = qp_->post_recv(wr);
+	auto r = rc_.qp->post_recv(wr);
 	if (!r)
 		outstanding_dec();
 	return r;
@@ -116,7 +108,7 @@ Result<void> Conn::post_recv(uint32_t i)
 	verbs::Sge sge;
 	sge.addr = reinterpret_cast<uintptr_t>(&rx_[size_t(i) * slot + hdr_off]);
 	sge.length = hdrs_len + data_max;
-	sge.lkey = mr_->lkey;
+	sge.lkey = dom_.mr->lkey;
 	verbs::RecvWr wr;
 	wr.wr_id = (uint64_t(i) << k_bits) | k_recv;
 	wr.sg = Span<const verbs::Sge>(&sge, 1);
@@ -124,7 +116,7 @@ Result<void> Conn::post_recv(uint32_t i)
 		SpinGuardBh g(lock_);
 		outstanding_++;
 	}
-	auto r = qp_->post_recv(wr);
+	auto r = rc_.qp->post_recv(wr);
 	if (!r)
 		outstanding_dec();
 	return r;
@@ -392,7 +384,7 @@ void Conn::poll_work(Work &w)
 
 void Conn::poll()
 {
-	if (!verbs::drain_cq(*cq_, 512, [this](const verbs::Wc &wc) { completion(wc); }))
+	if (!verbs::drain_cq(*rc_.cq, 512, [this](const verbs::Wc &wc) { completion(wc); }))
 		poll_work_.queue(); /* let others run; come back */
 }
 
@@ -529,13 +521,9 @@ void Conn::release()
 		rdma_cm::destroy(id_);
 		id_ = nullptr;
 	}
-	if (qp_)
-		(void)ctx_->destroy_qp(qp_);
-	qp_ = nullptr;
-	poll_work_.cancel_sync();
-	if (ctx_)
-		ctx_->close(false);
-	ctx_ = nullptr;
+	if (dom_.ctx) /* else no CQ ever queued the poll work */
+		rc_.destroy(*dom_.ctx, poll_work_);
+	dom_.close();
 }
 
 void Conn::release_work(Work &w)

@@ -21,6 +21,7 @@
 
 #include <weft/rdma_cm/rdma_cm.h>
 #include <weft/verbs/conn_events.h>
+#include <weft/verbs/rc_conn.h>
 #include <weft/verbs/verbs.h>
 #include <weft/wait.h>
 #include <weft/work.h>
@@ -122,11 +123,8 @@ private:
 	Np &np_;
 	rdma_cm::Id *id_ = nullptr;
 	verbs::ConnEvents qp_events_; /* the QP's events: CommEst to id_, errors to failed() */
-	verbs::Context *ctx_ = nullptr;
-	verbs::Pd *pd_ = nullptr;
-	verbs::Mr *mr_ = nullptr;
-	verbs::Cq *cq_ = nullptr;
-	verbs::Qp *qp_ = nullptr;
+	verbs::DmaDomain dom_;
+	verbs::RcQueues rc_;
 	uint32_t sges_ = 1;
 	bool send_w_inv_ = false; /* the REQ allows Send with Invalidate (set before accept) */
 	Array<uint8_t> login_rx_, login_tx_, rx_;

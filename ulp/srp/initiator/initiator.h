@@ -30,6 +30,7 @@
 
 #include <weft/cm/cm.h>
 #include <weft/verbs/conn_events.h>
+#include <weft/verbs/rc_conn.h>
 #include <weft/verbs/verbs.h>
 
 #include "../srp_wire.h"
@@ -115,8 +116,7 @@ private:
 
 	cm::Id *id_ = nullptr;
 	verbs::ConnEvents qp_events_; /* the QP's events: CommEst to id_ */
-	verbs::Cq *cq_ = nullptr;
-	verbs::Qp *qp_ = nullptr;
+	verbs::RcQueues rc_;
 	Completion login_done_;
 	int login_err_ = 0;
 
@@ -193,9 +193,7 @@ public:
 
 	verbs::Device &dev;
 	const uint8_t num;
-	verbs::Context *ctx = nullptr;
-	verbs::Pd *pd = nullptr;
-	verbs::Mr *mr = nullptr; /* all kernel memory, remote read/write: the descriptors' key */
+	verbs::DmaDomain dom; /* local keys only: targets reach data through fast registrations */
 	weft_srp_port_dev *pdev = nullptr;
 	ListNode node;
 
