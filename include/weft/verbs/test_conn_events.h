@@ -65,11 +65,11 @@ struct Window {
 	static void teardown_fn(Work &wk)
 	{
 		Window &w = *container_of(&wk, &Window::teardown);
-		w.started.complete();
+		w.started.complete_all(); /* done for every waiter: the hook's and the runner's */
 		w.events.detach();
 		w.id->magic = 0;
 		delete w.id;
-		w.torn_down.complete();
+		w.torn_down.complete_all();
 	}
 
 	/* Between the handler's read of the Id and its use: run the teardown, let it finish if it can. */
