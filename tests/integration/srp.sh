@@ -5,7 +5,8 @@
 # disks with lsscsi, sg3-utils, mkfs.ext4 and fio --verify, also while
 # the LUN and the target are reset, a cable flaps, OpenSM restarts, the
 # target module is reloaded, and the initiator is unloaded under I/O.
-#   1. malformed add_target strings: the in-tree errnos; the disks with
+#   1. malformed add_target strings: the in-tree errnos (and EINVAL for a
+#      max_sect one fast registration cannot hold); the disks with
 #      their sizes and vendor strings; a second add_target: EEXIST;
 #      malformed logins over the wire: SRP_LOGIN_REJ with their reasons
 #      and malformed IUs on a logged-in channel: SRP_RSP "invalid IU" or
@@ -65,9 +66,12 @@ tc_setup || bad "targetcli setup: $(cat /tmp/targetcli.out)"
 	bad "LIO has no srpt target with two LUNs: $(tail -5 /tmp/targetcli.out)"
 
 echo "== 1"
-# 1. add_target: the in-tree parser's errors, then a login.
+# 1. add_target: the in-tree parser's errors, then a login.  max_sect:
+# above 4088 sectors one registration (512 pages) cannot hold a command;
+# 8388608 x 512 is 2^32 (in 32 bits: no pages at all).
 for s in "foo=1,$login" "id_ext=$ng1,ioc_guid=$ng1,dgid=$gid1,pkey=ffff" "${login/dgid=$gid1/dgid=fe80}" \
-	"$login,cmd_sg_entries=0" "$login,tl_retry_count=9" "$login,io_class=1234" "pkey=zz,$login"; do
+	"$login,cmd_sg_entries=0" "$login,tl_retry_count=9" "$login,io_class=1234" "pkey=zz,$login" \
+	"$login,max_sect=4089" "$login,max_sect=8388608"; do
 	err=$(add weft0 "$s" 2>&1) && bad "add_target accepted '$s'"
 	grep -q "Invalid argument" <<<"$err" || bad "add_target '$s': $err (want EINVAL)"
 done

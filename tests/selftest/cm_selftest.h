@@ -8,20 +8,17 @@
 #define WEFT_SELFTEST_CM_H
 
 #ifdef __cplusplus
-#include <weft/verbs/verbs.h>
+#include <weft/verbs/rc_conn.h>
 
 namespace weft::selftest {
 
 /*
- * A context on a device with a PD, a DMA MR and one CQ for all its RC QPs.
- * Opened on a device a verbs client was given in add(), closed in its
- * remove() (or at unload), after every QP on it is gone.
+ * A context on a device with a PD, a DMA MR (verbs::DmaDomain) and one CQ
+ * for all its QPs.  Opened on a device a verbs client was given in add(),
+ * closed in its remove() (or at unload), after every QP on it is gone.
  */
-struct CmResources {
+struct CmResources : verbs::DmaDomain {
 	Ref<verbs::Device> dev;
-	verbs::Context *ctx = nullptr;
-	verbs::Pd *pd = nullptr;
-	verbs::Mr *mr = nullptr;
 	verbs::Cq *cq = nullptr;
 
 	~CmResources() { close(); }
@@ -29,9 +26,7 @@ struct CmResources {
 	Result<void> open(verbs::Device &d, verbs::Cq::CompHandler h, void *arg)
 	{
 		dev = Ref<verbs::Device>::share(&d);
-		ctx = WEFT_TRY(verbs::Context::open(d, "weft_selftest_cm"));
-		pd = WEFT_TRY(ctx->alloc_pd());
-		mr = WEFT_TRY(ctx->get_dma_mr(pd, verbs::access::local_write));
+		WEFT_TRY(DmaDomain::open(d, "weft_selftest_cm"));
 		cq = WEFT_TRY(ctx->create_cq(4096, h, arg));
 		if (h)
 			(void)cq->req_notify(false);
@@ -41,27 +36,33 @@ struct CmResources {
 	/* Whatever open() made (also after it failed half-way), and the device reference. */
 	void close()
 	{
-		if (ctx)
-			ctx->close(false);
-		ctx = nullptr;
-		pd = nullptr;
-		mr = nullptr;
+		DmaDomain::close();
 		cq = nullptr;
 		dev.reset();
 	}
 
-	Result<verbs::Qp *> rc_qp(uint32_t depth) { return make_qp(verbs::QpType::Rc, depth); }
-	Result<verbs::Qp *> ud_qp(uint32_t depth) { return make_qp(verbs::QpType::Ud, depth); }
+	Result<verbs::Qp *> rc_qp(uint32_t depth) { return verbs::create_rc_qp(*ctx, pd, cq, caps(depth)); }
 
-	Result<verbs::Qp *> make_qp(verbs::QpType type, uint32_t depth)
+	Result<verbs::Qp *> ud_qp(uint32_t depth)
 	{
+		const verbs::RcCaps c = caps(depth);
 		verbs::QpInitAttr init;
-		init.type = type;
+		init.type = verbs::QpType::Ud;
 		init.send_cq = init.recv_cq = cq;
-		init.cap.max_send_wr = init.cap.max_recv_wr = depth;
-		init.cap.max_send_sge = init.cap.max_recv_sge = 1;
-		init.sq_sig_all = true;
+		init.cap.max_send_wr = c.send_wr;
+		init.cap.max_recv_wr = c.recv_wr;
+		init.cap.max_send_sge = c.send_sge;
+		init.cap.max_recv_sge = c.recv_sge;
+		init.sq_sig_all = c.sq_sig_all;
 		return ctx->create_qp(pd, init);
+	}
+
+	static verbs::RcCaps caps(uint32_t depth)
+	{
+		verbs::RcCaps c;
+		c.send_wr = c.recv_wr = depth;
+		c.sq_sig_all = true;
+		return c;
 	}
 
 	Result<void> recv(verbs::Qp &qp, uint64_t *buf, uint64_t wr_id)

@@ -29,6 +29,7 @@
  */
 #include <weft/cm/cm.h>
 #include <weft/log.h>
+#include <weft/verbs/drain.h>
 
 #include "cm_selftest.h"
 
@@ -222,13 +223,9 @@ private:
 	static void on_cq(verbs::Cq &cq, void *arg)
 	{
 		auto *s = static_cast<Server *>(arg);
-		verbs::Wc wc[8];
-		do {
-			size_t n;
-			while ((n = cq.poll(Span<verbs::Wc>(wc, 8))))
-				for (size_t i = 0; i < n; i++)
-					s->completed(wc[i]);
-		} while (cq.req_notify(false));
+		/* In the (Sleepable) handler itself: every completion, however many come. */
+		while (!verbs::drain_cq(cq, 512, [s](const verbs::Wc &wc) { s->completed(wc); }))
+			;
 	}
 
 	void completed(const verbs::Wc &wc)

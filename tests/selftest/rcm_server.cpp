@@ -14,6 +14,7 @@
  */
 #include <weft/log.h>
 #include <weft/rdma_cm/rdma_cm.h>
+#include <weft/verbs/drain.h>
 
 #include "cm_selftest.h"
 #include "rcm_selftest.h"
@@ -260,13 +261,9 @@ private:
 	static void on_cq(verbs::Cq &cq, void *arg)
 	{
 		auto *s = static_cast<Server *>(arg);
-		verbs::Wc wc[8];
-		do {
-			size_t n;
-			while ((n = cq.poll(Span<verbs::Wc>(wc, 8))))
-				for (size_t i = 0; i < n; i++)
-					s->completed(wc[i]);
-		} while (cq.req_notify(false));
+		/* In the (Sleepable) handler itself: every completion, however many come. */
+		while (!verbs::drain_cq(cq, 512, [s](const verbs::Wc &wc) { s->completed(wc); }))
+			;
 	}
 
 	void completed(const verbs::Wc &wc)

@@ -6,6 +6,8 @@
  * completions to libiscsi, and teardown.
  */
 #include <weft/log.h>
+#include <weft/verbs/drain.h>
+#include <weft/verbs/rc_conn.h>
 
 #include "initiator.h"
 
@@ -14,7 +16,6 @@ namespace weft::iser {
 namespace {
 const Logger log("weft_iser");
 constexpr uint32_t resolve_timeout_ms = 1000; /* as in-tree; iscsid retries */
-/* The SRP initiator's CQ drain (same loop, same re-arm rule). */
 constexpr uint32_t poll_budget = 256;
 } // namespace
 
@@ -79,33 +80,30 @@ Result<void> Conn::setup_verbs(rdma_cm::Id &id)
 {
 	const rdma_cm::Info info = rdma_cm::info(id);
 	verbs::Device &dev = *info.dev;
-	verbs::Context *ctx = WEFT_TRY(verbs::Context::open(dev, "weft_iser"));
+	verbs::DmaDomain dom;
+	WEFT_TRY(dom.open(dev, "weft_iser"));
 	{
 		SpinGuardBh g(lock_);
-		ctx_ = ctx;
+		ctx_ = dom.ctx; /* release_verbs() closes it from here on */
 	}
-	pd_ = WEFT_TRY(ctx->alloc_pd());
-	mr_ = WEFT_TRY(ctx->get_dma_mr(pd_, verbs::access::local_write));
-	WEFT_TRY(alloc_regs(*ctx, dev));
-	verbs::Cq *cq = WEFT_TRY(ctx->create_cq(sq_depth + rx_ring + 2, cq_event, this));
-	verbs::QpInitAttr init;
-	init.type = verbs::QpType::Rc;
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	init.cap.max_send_wr = sq_depth;
-	init.cap.max_recv_wr = rx_ring + 1;
-	init.cap.max_send_sge = 2;
-	init.cap.max_recv_sge = 1;
-	init.sq_sig_all = true;
-	init.port = info.port;
-	verbs::Qp *qp = WEFT_TRY(ctx->create_qp(pd_, init));
+	pd_ = dom.pd;
+	mr_ = dom.mr;
+	WEFT_TRY(alloc_regs(*dom.ctx, dev));
+	verbs::RcCaps caps;
+	caps.send_wr = sq_depth;
+	caps.recv_wr = rx_ring + 1;
+	caps.send_sge = 2;
+	caps.cq_extra = 1;
+	caps.sq_sig_all = true;
+	caps.port = info.port;
+	verbs::RcQueues q;
+	WEFT_TRY(q.create(*dom.ctx, pd_, caps, cq_event, this));
 	{
 		SpinGuardBh g(lock_);
-		cq_ = cq;
-		qp_ = qp;
+		cq_ = q.cq;
+		qp_ = q.qp;
 	}
-	(void)cq->req_notify(false);
-	return rdma_cm::attach_qp(id, *qp);
+	return rdma_cm::attach_qp(id, *q.qp);
 }
 
 void Conn::fail(int e)
@@ -234,11 +232,8 @@ void Conn::release_verbs()
 	}
 	if (!ctx)
 		return;
-	if (qp)
-		(void)ctx->destroy_qp(qp);
-	poll_work_.cancel_sync(); /* poll() finds cq_ gone if queued again */
-	if (cq)
-		(void)ctx->destroy_cq(cq);
+	verbs::RcQueues q{cq, qp};
+	q.destroy(*ctx, poll_work_); /* poll() finds cq_ gone if queued again */
 	ctx->close(false); /* the MR and PD */
 }
 
@@ -409,7 +404,6 @@ void Conn::cq_event(verbs::Cq &, void *arg) { static_cast<Conn *>(arg)->poll_wor
 
 void Conn::poll_work(Work &w) { container_of(&w, &Conn::poll_work_)->poll(); }
 
-/* IBA 11.4.2.2: poll until empty, re-arm, poll again if the arm reports missed completions. */
 void Conn::poll()
 {
 	verbs::Cq *cq;
@@ -417,21 +411,8 @@ void Conn::poll()
 		SpinGuardBh g(lock_);
 		cq = cq_;
 	}
-	if (!cq)
-		return;
-	verbs::Wc wc[16];
-	for (uint32_t budget = poll_budget;;) {
-		const size_t n = cq->poll(Span<verbs::Wc>(wc, 16));
-		for (size_t i = 0; i < n; i++)
-			completion(wc[i]);
-		budget = budget > n ? budget - static_cast<uint32_t>(n) : 0;
-		if (!budget) {
-			poll_work_.queue();
-			return;
-		}
-		if (!n && !cq->req_notify(false))
-			return;
-	}
+	if (cq && !verbs::drain_cq(*cq, poll_budget, [this](const verbs::Wc &wc) { completion(wc); }))
+		poll_work_.queue(); /* let others run; come back */
 }
 
 void Conn::completion(const verbs::Wc &wc)

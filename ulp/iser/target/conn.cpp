@@ -6,6 +6,7 @@
  * events and the teardown LIO drives.  Sends and RDMA are in io.cpp.
  */
 #include <weft/log.h>
+#include <weft/verbs/drain.h>
 
 #include "isert.h"
 #include "parse.h"
@@ -20,7 +21,8 @@ using namespace iser::wire;
 Stats stats;
 
 Conn::Conn(Np &np)
-	: np_(np), lock_(WEFT_LOCK_CLASS("weft_isert_conn")), wq_(WEFT_LOCK_CLASS("weft_isert_conn_wq")),
+	: np_(np), qp_events_(verbs::on_established<rdma_cm::Id, comm_est>, qp_failed, this),
+	  lock_(WEFT_LOCK_CLASS("weft_isert_conn")), wq_(WEFT_LOCK_CLASS("weft_isert_conn_wq")),
 	  poll_work_(poll_work, WEFT_LOCK_CLASS("weft_isert_poll")),
 	  release_work_(release_work, WEFT_LOCK_CLASS("weft_isert_release"))
 {
@@ -43,22 +45,14 @@ Result<void> Conn::create_resources(verbs::Device &dev)
 		return Error(err::EINVAL);
 	login_rx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, hdrs_len + data_max));
 	login_tx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, hdrs_len + data_max));
-	ctx_ = WEFT_TRY(verbs::Context::open(dev, "weft_isert"));
-	pd_ = WEFT_TRY(ctx_->alloc_pd());
-	mr_ = WEFT_TRY(ctx_->get_dma_mr(pd_, verbs::access::local_write));
-	cq_ = WEFT_TRY(ctx_->create_cq(rq + sq, cq_event, this));
-	verbs::QpInitAttr init;
-	init.type = verbs::QpType::Rc;
-	init.send_cq = cq_;
-	init.recv_cq = cq_;
-	init.cap.max_send_wr = sq;
-	init.cap.max_recv_wr = rq;
-	init.cap.max_send_sge = sges_;
-	init.cap.max_recv_sge = 1;
-	init.events = this;
-	qp_ = WEFT_TRY(ctx_->create_qp(pd_, init));
+	WEFT_TRY(dom_.open(dev, "weft_isert"));
+	verbs::RcCaps caps;
+	caps.send_wr = sq;
+	caps.recv_wr = rq;
+	caps.send_sge = sges_;
+	caps.events = &qp_events_;
+	WEFT_TRY(rc_.create(*dom_.ctx, dom_.pd, caps, cq_event, this));
 	sq_avail_ = sq;
-	(void)cq_->req_notify(false);
 	return ok();
 }
 
@@ -70,12 +64,13 @@ Result<void> Conn::create_resources(verbs::Device &dev)
 Result<void> Conn::start(const rdma_cm::Event &e)
 {
 	id_ = e.id;
+	qp_events_.attach(*id_);
 	rdma_cm::Info i = rdma_cm::info(*e.id);
 	if (!i.dev)
 		return Error(err::ENODEV);
 	WEFT_TRY(create_resources(*i.dev));
 	rdma_cm::set_handler(*e.id, *this, this);
-	WEFT_TRY(rdma_cm::attach_qp(*e.id, *qp_));
+	WEFT_TRY(rdma_cm::attach_qp(*e.id, *rc_.qp));
 	WEFT_TRY(post_login_recv());
 	/* As in-tree isert: the response invalidates the command's STag when the initiator allows it. */
 	send_w_inv_ = parse::req_accepts_inv(e.conn.private_data);
@@ -94,7 +89,7 @@ Result<void> Conn::post_login_recv()
 	verbs::Sge sge;
 	sge.addr = reinterpret_cast<uintptr_t>(login_rx_.data());
 	sge.length = static_cast<uint32_t>(login_rx_.size());
-	sge.lkey = mr_->lkey;
+	sge.lkey = dom_.mr->lkey;
 	verbs::RecvWr wr;
 	wr.wr_id = k_login_recv;
 	wr.sg = Span<const verbs::Sge>(&sge, 1);
@@ -102,7 +97,7 @@ Result<void> Conn::post_login_recv()
 		SpinGuardBh g(lock_);
 		outstanding_++;
 	}
-	auto r = qp_->post_recv(wr);
+	auto r = rc_.qp->post_recv(wr);
 	if (!r)
 		outstanding_dec();
 	return r;
@@ -113,7 +108,7 @@ Result<void> Conn::post_recv(uint32_t i)
 	verbs::Sge sge;
 	sge.addr = reinterpret_cast<uintptr_t>(&rx_[size_t(i) * slot + hdr_off]);
 	sge.length = hdrs_len + data_max;
-	sge.lkey = mr_->lkey;
+	sge.lkey = dom_.mr->lkey;
 	verbs::RecvWr wr;
 	wr.wr_id = (uint64_t(i) << k_bits) | k_recv;
 	wr.sg = Span<const verbs::Sge>(&sge, 1);
@@ -121,7 +116,7 @@ Result<void> Conn::post_recv(uint32_t i)
 		SpinGuardBh g(lock_);
 		outstanding_++;
 	}
-	auto r = qp_->post_recv(wr);
+	auto r = rc_.qp->post_recv(wr);
 	if (!r)
 		outstanding_dec();
 	return r;
@@ -228,13 +223,15 @@ bool Conn::np_drop()
 	return np_.drop(*this);
 }
 
-void Conn::handle(const verbs::Event &e)
+/* IBA 12.9.5: data before the RTU counts as the RTU. */
+void Conn::comm_est(rdma_cm::Id &id)
 {
-	if (e.type == verbs::EventType::CommEst && id_)
-		(void)rdma_cm::notify_established(*id_); /* IBA 12.9.5: data before the RTU */
-	else if (e.type == verbs::EventType::QpFatal || e.type == verbs::EventType::QpReqErr ||
-		 e.type == verbs::EventType::QpAccessErr)
-		failed();
+	(void)rdma_cm::notify_established(id);
+}
+
+void Conn::qp_failed(void *conn)
+{
+	static_cast<Conn *>(conn)->failed();
 }
 
 void Conn::bind(iscsit_conn *lio, weft_isert_addr &peer, weft_isert_addr &local)
@@ -387,20 +384,8 @@ void Conn::poll_work(Work &w)
 
 void Conn::poll()
 {
-	verbs::Wc wc[16];
-	uint32_t budget = 512;
-	for (;;) {
-		const size_t n = cq_->poll(Span<verbs::Wc>(wc, 16));
-		for (size_t i = 0; i < n; i++)
-			completion(wc[i]);
-		budget = budget > n ? budget - static_cast<uint32_t>(n) : 0;
-		if (!budget) {
-			poll_work_.queue(); /* let others run; come back */
-			return;
-		}
-		if (!n && !cq_->req_notify(false))
-			return;
-	}
+	if (!verbs::drain_cq(*rc_.cq, 512, [this](const verbs::Wc &wc) { completion(wc); }))
+		poll_work_.queue(); /* let others run; come back */
 }
 
 void Conn::completion(const verbs::Wc &wc)
@@ -532,16 +517,13 @@ void Conn::wait_ctrl()
 void Conn::release()
 {
 	if (id_) {
+		qp_events_.detach(); /* no QP event reaches the Id from here on */
 		rdma_cm::destroy(id_);
 		id_ = nullptr;
 	}
-	if (qp_)
-		(void)ctx_->destroy_qp(qp_);
-	qp_ = nullptr;
-	poll_work_.cancel_sync();
-	if (ctx_)
-		ctx_->close(false);
-	ctx_ = nullptr;
+	if (dom_.ctx) /* else no CQ ever queued the poll work */
+		rc_.destroy(*dom_.ctx, poll_work_);
+	dom_.close();
 }
 
 void Conn::release_work(Work &w)

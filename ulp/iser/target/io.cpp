@@ -48,13 +48,13 @@ int Conn::post_login_send()
 	verbs::Sge sge;
 	sge.addr = reinterpret_cast<uintptr_t>(login_tx_.data());
 	sge.length = len;
-	sge.lkey = mr_->lkey;
+	sge.lkey = dom_.mr->lkey;
 	verbs::SendWr wr;
 	wr.wr_id = k_login_send;
 	wr.opcode = verbs::WrOpcode::Send;
 	wr.send_flags = verbs::send_flag::signaled;
 	wr.sg = Span<const verbs::Sge>(&sge, 1);
-	auto r = qp_->post_send(wr);
+	auto r = rc_.qp->post_send(wr);
 	if (!r) {
 		retire(1);
 		return r.to_errno();
@@ -112,9 +112,9 @@ int Conn::send(weft_isert_io &io)
 		return -err::EAGAIN;
 	io.n_wr = 1;
 	verbs::Sge sge[2];
-	verbs::SendWr wr = send_wr(io, sge, mr_->lkey);
+	verbs::SendWr wr = send_wr(io, sge, dom_.mr->lkey);
 	invalidate_with(wr, io, send_w_inv_);
-	auto r = qp_->post_send(wr);
+	auto r = rc_.qp->post_send(wr);
 	if (!r) {
 		retire(1);
 		return r.to_errno();
@@ -130,7 +130,7 @@ int Conn::rdma_wrs(weft_isert_io &io, bool write, const weft_isert_seg *segs, ui
 		   uint32_t offset, uint32_t len, uint32_t rkey, uint64_t va, bool post)
 {
 	uint64_t remote = va;
-	const uint32_t lkey = mr_->lkey;
+	const uint32_t lkey = dom_.mr->lkey;
 	return parse::split(segs, nsegs, offset, len, sges_,
 			    [&](const parse::Piece *pc, uint32_t n, uint32_t bytes, bool last) -> int {
 				    if (post) {
@@ -149,7 +149,7 @@ int Conn::rdma_wrs(weft_isert_io &io, bool write, const weft_isert_seg *segs, ui
 					    wr.sg = Span<const verbs::Sge>(sge, n);
 					    wr.rdma.remote_addr = remote;
 					    wr.rdma.rkey = rkey;
-					    if (!qp_->post_send(wr))
+					    if (!rc_.qp->post_send(wr))
 						    return -err::EIO;
 				    }
 				    remote += bytes;
@@ -182,9 +182,9 @@ int Conn::rdma(weft_isert_io &io, bool write, const weft_isert_seg *segs, uint32
 	if (r >= 0 && write) {
 		/* Behind the WRITEs on the same send queue: placement precedes the response. */
 		verbs::Sge sge[2];
-		verbs::SendWr wr = send_wr(io, sge, mr_->lkey);
+		verbs::SendWr wr = send_wr(io, sge, dom_.mr->lkey);
 		invalidate_with(wr, io, send_w_inv_);
-		if (!qp_->post_send(wr))
+		if (!rc_.qp->post_send(wr))
 			r = -err::EIO;
 	}
 	if (r < 0) {

@@ -12,13 +12,16 @@
  * (np_accept); one that dies before is released by its own work item or
  * by the Np's free.  Once LIO has it, only LIO ends it: wait_conn
  * (disconnect, every WR flushed and completed) then free_conn (the Id
- * first, then QP, CQ, context, memory).  RDMA CM events on a taken Conn
+ * first, its QP's events detached from it before, then QP, CQ, context,
+ * memory).  RDMA CM events on a taken Conn
  * only ask LIO to reinstate the connection: no handler ever blocks.
  */
 #ifndef WEFT_ISERT_H
 #define WEFT_ISERT_H
 
 #include <weft/rdma_cm/rdma_cm.h>
+#include <weft/verbs/conn_events.h>
+#include <weft/verbs/rc_conn.h>
 #include <weft/verbs/verbs.h>
 #include <weft/wait.h>
 #include <weft/work.h>
@@ -42,7 +45,7 @@ class Conn;
 /* Free @c from the module's reaper (its own work item cannot). */
 void reap(Conn &c);
 
-class Conn final : public rdma_cm::Handler, public verbs::EventHandler {
+class Conn final : public rdma_cm::Handler {
 public:
 	/* RFC 7145 / in-tree sizes: 128 receive buffers of 8 KiB data, 512-aligned. */
 	static constexpr uint32_t ring = 128, data_max = 8192, slot = data_max + 1024;
@@ -55,7 +58,6 @@ public:
 	/* The ConnectRequest: resources, login receive, REP with the iSER CM header. */
 	Result<void> start(const rdma_cm::Event &e);
 	int event(const rdma_cm::Event &e) override;
-	void handle(const verbs::Event &e) override;
 
 	/* LIO's calls (isert_kapi.h). */
 	void bind(iscsit_conn *lio, weft_isert_addr &peer, weft_isert_addr &local);
@@ -77,7 +79,11 @@ public:
 	void release_later() { release_work_.queue(); }
 
 	/* The Id is being destroyed by the handler's return value. */
-	void forget_id() { id_ = nullptr; }
+	void forget_id()
+	{
+		qp_events_.detach();
+		id_ = nullptr;
+	}
 
 	ListNode np_node; /* on the Np's lists while it owns the Conn, then the reaper's */
 	bool on_np = false;	   /* under the Np's lock */
@@ -101,6 +107,8 @@ private:
 	bool np_drop();
 	void terminate();
 	void failed();
+	static void qp_failed(void *conn);
+	static void comm_est(rdma_cm::Id &id);
 	void login_kick();
 	bool dead() const;
 
@@ -114,11 +122,9 @@ private:
 
 	Np &np_;
 	rdma_cm::Id *id_ = nullptr;
-	verbs::Context *ctx_ = nullptr;
-	verbs::Pd *pd_ = nullptr;
-	verbs::Mr *mr_ = nullptr;
-	verbs::Cq *cq_ = nullptr;
-	verbs::Qp *qp_ = nullptr;
+	verbs::ConnEvents qp_events_; /* the QP's events: CommEst to id_, errors to failed() */
+	verbs::DmaDomain dom_;
+	verbs::RcQueues rc_;
 	uint32_t sges_ = 1;
 	bool send_w_inv_ = false; /* the REQ allows Send with Invalidate (set before accept) */
 	Array<uint8_t> login_rx_, login_tx_, rx_;

@@ -7,9 +7,10 @@
  */
 #include <weft/log.h>
 #include <weft/mad/sa.h>
+#include <weft/verbs/conn_events.h>
+#include <weft/verbs/drain.h>
 #include <weft/verbs/page_list.h>
 
-#include "../poll.h"
 #include "initiator.h"
 
 namespace weft::srp {
@@ -18,13 +19,13 @@ namespace {
 const Logger log("weft_srp");
 constexpr uint32_t login_timeout_ms = 60000; /* the CM gives up (Unreachable) well before */
 constexpr uint32_t tm_timeout_ms = 30000;
-constexpr uint32_t page_size = 4096; /* the page lists' (and the host's virt boundary) */
 } // namespace
 
 using namespace wire;
 
 Channel::Channel(Target &t, uint16_t index)
-	: t_(t), index_(index), lock_(WEFT_LOCK_CLASS("weft_srp_ch")),
+	: t_(t), index_(index), qp_events_(verbs::on_established<cm::Id, cm::established>, nullptr, this),
+	  lock_(WEFT_LOCK_CLASS("weft_srp_ch")),
 	  tm_mutex_(WEFT_LOCK_CLASS("weft_srp_tm")), poll_work_(poll_work, WEFT_LOCK_CLASS("weft_srp_poll"))
 {
 }
@@ -33,7 +34,7 @@ Channel::~Channel()
 {
 	for (verbs::Mr *mr : fr_)
 		if (mr)
-			(void)t_.port.ctx->dereg_mr(mr);
+			(void)t_.port.dom.ctx->dereg_mr(mr);
 }
 
 Result<void> Channel::init()
@@ -42,14 +43,13 @@ Result<void> Channel::init()
 	iu_len_ = static_cast<uint32_t>(cmd_len(t_.sg_entries));
 	slots_ = WEFT_TRY(Array<uintptr_t>::make(Gfp::Sleep, slots_n_));
 	tx_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, size_t(slots_n_) * iu_len_));
-	/* The largest command, at any offset in its first page. */
-	max_pages_ = (t_.max_sect * 512 + page_size - 1) / page_size + 1;
+	max_pages_ = t_.max_pages;
 	fr_ = WEFT_TRY(Array<verbs::Mr *>::make(Gfp::Sleep, slots_n_));
 	fr_scratch_ = WEFT_TRY(Array<uint64_t>::make(Gfp::Sleep, size_t(slots_n_) * max_pages_));
 	fr_key_ = WEFT_TRY(Array<uint32_t>::make(Gfp::Sleep, slots_n_));
 	fr_live_ = WEFT_TRY(Array<uint8_t>::make(Gfp::Sleep, slots_n_));
 	for (uint32_t i = 0; i < slots_n_; i++) {
-		fr_[i] = WEFT_TRY(t_.port.ctx->alloc_fast_reg_mr(t_.port.pd, max_pages_));
+		fr_[i] = WEFT_TRY(t_.port.dom.ctx->alloc_fast_reg_mr(t_.port.dom.pd, max_pages_));
 		fr_key_[i] = fr_[i]->lkey;
 	}
 	return ok();
@@ -58,29 +58,15 @@ Result<void> Channel::init()
 Result<void> Channel::create_qp()
 {
 	Port &p = t_.port;
+	verbs::RcCaps caps;
 	/* Per slot: LOCAL_INV, REG_MR and SRP_CMD at most. */
-	const uint32_t sq = 3 * slots_n_ + misc_ius + 2, rq = slots_n_ + misc_ius + 2;
-	cq_ = WEFT_TRY(p.ctx->create_cq(sq + rq, cq_event, this));
-	verbs::QpInitAttr init;
-	init.type = verbs::QpType::Rc;
-	init.send_cq = cq_;
-	init.recv_cq = cq_;
-	init.cap.max_send_wr = sq;
-	init.cap.max_recv_wr = rq;
-	init.cap.max_send_sge = 1;
-	init.cap.max_recv_sge = 1;
-	init.sq_sig_all = true;
-	init.port = p.num;
-	init.events = this;
-	auto qp = p.ctx->create_qp(p.pd, init);
-	if (!qp) {
-		(void)p.ctx->destroy_cq(cq_);
-		cq_ = nullptr;
-		return qp.error();
-	}
-	qp_ = *qp;
-	rx_n_ = rq;
-	(void)cq_->req_notify(false);
+	caps.send_wr = 3 * slots_n_ + misc_ius + 2;
+	caps.recv_wr = slots_n_ + misc_ius + 2;
+	caps.sq_sig_all = true;
+	caps.port = p.num;
+	caps.events = &qp_events_;
+	WEFT_TRY(rc_.create(*p.dom.ctx, p.dom.pd, caps, cq_event, this));
+	rx_n_ = caps.recv_wr;
 	return ok();
 }
 
@@ -99,6 +85,7 @@ Result<void> Channel::connect(bool multi)
 		return id.error();
 	}
 	id_ = *id;
+	qp_events_.attach(*id_);
 
 	LoginReq req{};
 	req.opcode = op::login_req;
@@ -116,7 +103,7 @@ Result<void> Channel::connect(bool multi)
 	__builtin_memcpy(req.target_port_id + 8, &v, 8);
 
 	cm::ConnectParam cp;
-	cp.qp = qp_;
+	cp.qp = rc_.qp;
 	cp.port = p.num;
 	cp.path = path;
 	cp.service_id = o.service_id;
@@ -213,13 +200,6 @@ int Channel::event(const cm::Event &e)
 	return 0;
 }
 
-void Channel::handle(const verbs::Event &e)
-{
-	cm::Id *id = id_;
-	if (e.type == verbs::EventType::CommEst && id)
-		cm::established(*id);
-}
-
 /* The connection broke while up: the transport's timers decide (reconnect, fail, remove). */
 void Channel::lost()
 {
@@ -239,18 +219,11 @@ void Channel::disconnect(uint8_t host_byte)
 		connected_ = false;
 	}
 	if (id_) {
+		qp_events_.detach(); /* no QP event reaches the Id from here on */
 		cm::destroy(id_); /* DREQ; the QP goes to Error */
 		id_ = nullptr;
 	}
-	if (qp_) {
-		(void)t_.port.ctx->destroy_qp(qp_);
-		qp_ = nullptr;
-	}
-	poll_work_.cancel_sync();
-	if (cq_) {
-		(void)t_.port.ctx->destroy_cq(cq_);
-		cq_ = nullptr;
-	}
+	rc_.destroy(*t_.port.dom.ctx, poll_work_);
 	fail_all(host_byte);
 	SpinGuardIrq g(lock_);
 	tm_answered_ = false;
@@ -276,13 +249,13 @@ Result<void> Channel::post_send(const void *buf, uint32_t len, uint64_t wr_id)
 	verbs::Sge sge;
 	sge.addr = reinterpret_cast<uintptr_t>(buf);
 	sge.length = len;
-	sge.lkey = t_.port.mr->lkey;
+	sge.lkey = t_.port.dom.mr->lkey;
 	verbs::SendWr wr;
 	wr.wr_id = wr_id;
 	wr.opcode = verbs::WrOpcode::Send;
 	wr.send_flags = verbs::send_flag::signaled;
 	wr.sg = Span<const verbs::Sge>(&sge, 1);
-	verbs::Qp *qp = qp_;
+	verbs::Qp *qp = rc_.qp;
 	if (!qp)
 		return Error(err::ENOTCONN);
 	return qp->post_send(wr);
@@ -293,11 +266,11 @@ void Channel::post_recv(uint32_t i)
 	verbs::Sge sge;
 	sge.addr = reinterpret_cast<uintptr_t>(&rx_[size_t(i) * rx_len_]);
 	sge.length = rx_len_;
-	sge.lkey = t_.port.mr->lkey;
+	sge.lkey = t_.port.dom.mr->lkey;
 	verbs::RecvWr wr;
 	wr.wr_id = wr_recv | i;
 	wr.sg = Span<const verbs::Sge>(&sge, 1);
-	if (!qp_->post_recv(wr))
+	if (!rc_.qp->post_recv(wr))
 		lost();
 }
 
@@ -312,7 +285,7 @@ Result<void> Channel::post_local(verbs::WrOpcode op, verbs::Mr *mr, uint32_t key
 	} else {
 		wr.invalidate_rkey = key;
 	}
-	verbs::Qp *qp = qp_;
+	verbs::Qp *qp = rc_.qp;
 	if (!qp)
 		return Error(err::ENOTCONN);
 	return qp->post_send(wr);
@@ -509,7 +482,7 @@ void Channel::poll_work(Work &w)
 
 void Channel::poll()
 {
-	if (!srp::drain_cq(*cq_, 512, [this](const verbs::Wc &wc) { completion(wc); }))
+	if (!verbs::drain_cq(*rc_.cq, 512, [this](const verbs::Wc &wc) { completion(wc); }))
 		poll_work_.queue(); /* let others run; come back */
 }
 

@@ -20,7 +20,8 @@
  * removal, from the Port's reap work when the SCSI host's "delete" or
  * the transport's dev_loss asks), never by itself.  A Channel's
  * connection (Id, QP, CQ, receive IUs) lives from connect() to
- * disconnect(); its slots, one per blk-mq tag, hold the scsi_cmnd a
+ * disconnect(), which detaches the QP's events from the Id before it
+ * destroys the Id (verbs/conn_events.h); its slots, one per blk-mq tag, hold the scsi_cmnd a
  * response completes, claimed under the Channel's lock so that exactly
  * one of response, abort and teardown completes a command.
  */
@@ -28,6 +29,8 @@
 #define WEFT_SRP_INITIATOR_H
 
 #include <weft/cm/cm.h>
+#include <weft/verbs/conn_events.h>
+#include <weft/verbs/rc_conn.h>
 #include <weft/verbs/verbs.h>
 
 #include "../srp_wire.h"
@@ -35,6 +38,9 @@
 #include "srp_kapi.h"
 
 namespace weft::srp {
+
+/* The page lists' page size (and the SCSI host's virt boundary). */
+inline constexpr uint32_t page_size = 4096;
 
 struct Params {
 	uint32_t cmd_sg_entries; /* descriptors in one SRP_CMD (and the host's sg_tablesize) */
@@ -47,7 +53,7 @@ extern Params params;
 class Target;
 class Port;
 
-class Channel final : public verbs::EventHandler, public cm::Handler {
+class Channel final : public cm::Handler {
 public:
 	Channel(Target &t, uint16_t index);
 	WEFT_NOCOPY(Channel);
@@ -70,7 +76,6 @@ public:
 	int req_lim();
 
 	int event(const cm::Event &e) override;
-	void handle(const verbs::Event &e) override;
 
 private:
 	static constexpr uint64_t wr_recv = 1ull << 62, tm_bit = 1ull << 63;
@@ -110,8 +115,8 @@ private:
 	uint8_t misc_iu_[misc_ius][sizeof(wire::CredRsp)];
 
 	cm::Id *id_ = nullptr;
-	verbs::Cq *cq_ = nullptr;
-	verbs::Qp *qp_ = nullptr;
+	verbs::ConnEvents qp_events_; /* the QP's events: CommEst to id_ */
+	verbs::RcQueues rc_;
 	Completion login_done_;
 	int login_err_ = 0;
 
@@ -156,6 +161,7 @@ public:
 	ListNode node; /* on the Port's targets, then doomed */
 	bool doomed = false; /* under the Port's mutex: removal queued */
 	uint32_t can_queue = 0, sg_entries = 0, ch_count = 0, max_sect = 0;
+	uint32_t max_pages = 0; /* of one command's fast registration (cmd_pages()) */
 	Atomic<int> zero_req_lim{0};
 
 	/* Removal began: a command for a channel that is down fails instead of waiting. */
@@ -187,9 +193,7 @@ public:
 
 	verbs::Device &dev;
 	const uint8_t num;
-	verbs::Context *ctx = nullptr;
-	verbs::Pd *pd = nullptr;
-	verbs::Mr *mr = nullptr; /* all kernel memory, remote read/write: the descriptors' key */
+	verbs::DmaDomain dom; /* local keys only: targets reach data through fast registrations */
 	weft_srp_port_dev *pdev = nullptr;
 	ListNode node;
 

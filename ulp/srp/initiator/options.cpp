@@ -202,4 +202,13 @@ Result<void> parse_options(const char *buf, size_t len, TargetOptions &o)
 	return ok();
 }
 
+Result<uint32_t> cmd_pages(uint32_t max_sect, uint32_t page_size, uint32_t max_pages)
+{
+	const uint64_t bytes = uint64_t(max_sect) * 512;
+	const uint64_t pages = (bytes + page_size - 1) / page_size + 1;
+	if (!max_sect || pages > max_pages)
+		return Error(err::EINVAL);
+	return static_cast<uint32_t>(pages);
+}
+
 } // namespace weft::srp

@@ -43,6 +43,15 @@ inline constexpr uint32_t id_ext = 1u << 0, ioc_guid = 1u << 1, dgid = 1u << 2, 
  */
 Result<void> parse_options(const char *buf, size_t len, TargetOptions &out);
 
+/*
+ * The pages one fast registration (IBA 10.6.3.5) must hold for the
+ * largest command, @max_sect 512-byte sectors at any offset in its first
+ * page of @page_size bytes.  Counted in 64 bits (max_sect x 512 does not
+ * fit in 32); EINVAL when more than @max_pages, the device's
+ * max_fast_reg_page_list_len.
+ */
+Result<uint32_t> cmd_pages(uint32_t max_sect, uint32_t page_size, uint32_t max_pages);
+
 } // namespace weft::srp
 
 #endif

@@ -73,20 +73,14 @@ Port::Port(verbs::Device &d, uint8_t port)
 
 Result<void> Port::start()
 {
-	ctx = WEFT_TRY(verbs::Context::open(dev, "weft_srp"));
-	auto r = [&]() -> Result<void> {
-		pd = WEFT_TRY(ctx->alloc_pd());
-		/* Local keys only: targets reach data through each command's fast registration. */
-		mr = WEFT_TRY(ctx->get_dma_mr(pd, verbs::access::local_write));
-		int e = 0;
-		pdev = weft_srp_port_dev_create(this, dev.name(), num, &e);
-		return pdev ? ok() : Result<void>(Error(-e));
-	}();
-	if (!r) {
-		ctx->close(false);
-		ctx = nullptr;
+	WEFT_TRY(dom.open(dev, "weft_srp"));
+	int e = 0;
+	pdev = weft_srp_port_dev_create(this, dev.name(), num, &e);
+	if (!pdev) {
+		dom.close();
+		return Error(-e);
 	}
-	return r;
+	return ok();
 }
 
 void Port::stop()
@@ -114,8 +108,7 @@ void Port::stop()
 	reap_.cancel_sync();
 	weft_srp_port_dev_destroy(pdev);
 	pdev = nullptr;
-	ctx->close(false);
-	ctx = nullptr;
+	dom.close();
 }
 
 Result<void> Port::add_target(const char *buf, size_t len)

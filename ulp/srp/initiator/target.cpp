@@ -65,6 +65,14 @@ Result<void> Target::create()
 		ch_count = weft_online_cpus();
 	ch_count = min(ch_count, max_channels);
 	max_sect = opts.max_sect ? opts.max_sect : params.max_sect;
+	const uint32_t limit = port.dev.attr().max_fast_reg_page_list_len;
+	auto pages = cmd_pages(max_sect, page_size, limit);
+	if (!pages) {
+		log.warn("%s-%u: max_sect %u needs more than the %u pages one registration holds",
+			 port.dev.name(), port.num, max_sect, limit);
+		return pages.error();
+	}
+	max_pages = *pages;
 	chans_ = WEFT_TRY(Array<Channel *>::make(Gfp::Sleep, ch_count));
 	for (uint32_t i = 0; i < ch_count; i++) {
 		chans_[i] = new (Gfp::Sleep) Channel(*this, static_cast<uint16_t>(i));
