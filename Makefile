@@ -11,6 +11,8 @@
 #   make check-race      KUnit + concurrency-heavy integration tests under KCSAN
 #   make check-install   make install and DKMS on a test host (tests/install/; not in make check)
 #   make soak MINUTES=N  mixed traffic under cable flaps and restarts, debug kernel
+#   make fuzz-syscalls MINUTES=N  syscall-sequence fuzzer on uverbs/rdma_cm/umad/netlink,
+#                        debug kernel (SEED=S to start from a seed; tests/syzfuzz/README.md)
 #   make run             boot a test host, bring a fabric up, show it with the real tools
 #   make shell           the same test host, then a shell on its console (./shell-work/ shared)
 #   make install         install the modules built for KDIR (DESTDIR=, INSTALL_MOD_DIR=), depmod
@@ -57,7 +59,7 @@ BUILD = $(SRCDIR)/build/$(KVER)
 KCC = $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\) .*/\1/p' $(KDIR)/include/config/auto.conf)
 KMAKE = $(MAKE) -C $(KDIR) M=$(BUILD) CC=$(KCC) WEFT_CXX=$(WEFT_CXX) W=1
 
-.PHONY: all modules layout mirror sparse check check-race check-install soak run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-rdma-cm bench-ipoib bench-srp bench-iser bench-scale profile-ipoib debug-kernel deps clean help print-kdir print-cxx
+.PHONY: all modules layout mirror sparse check check-race check-install soak fuzz-syscalls run shell install uninstall dkms-install dkms-uninstall bench bench-verbs bench-rdma-cm bench-ipoib bench-srp bench-iser bench-scale profile-ipoib debug-kernel deps clean help print-kdir print-cxx
 
 all: modules
 
@@ -98,6 +100,9 @@ check-race:
 
 soak:
 	@MINUTES=$(or $(MINUTES),10) $(SRCDIR)/tests/soak/run.sh
+
+fuzz-syscalls:
+	@MINUTES=$(or $(MINUTES),10) $(SRCDIR)/tests/syzfuzz/run.sh
 
 run:
 	@$(SRCDIR)/scripts/run-demo.sh

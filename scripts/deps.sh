@@ -7,7 +7,7 @@ pkgs="build-essential gcc-12 g++-12 make bc flex bison libelf-dev libssl-dev dwa
 	qemu-system-x86 busybox-static sparse iproute2 iputils-ping python3 tshark
 	infiniband-diags perftest ibverbs-providers ibverbs-utils python3-pyverbs rdmacm-utils opensm iperf3 ethtool
 	targetcli-fb dbus srptools open-iscsi openmpi-bin libopenmpi-dev libucx0 ucx-utils fio sg3-utils lsscsi e2fsprogs dkms
-	clang libclang-rt-14-dev"
+	clang libclang-rt-14-dev linux-libc-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
