@@ -254,10 +254,7 @@ uint32_t File::adopt(File &from, Ctx &c)
 	uint32_t reported;
 	{
 		MutexGuard g(from.lock_);
-		from.unqueue_locked(c, moving);
-		for (Multicast &m : c.mcs)
-			if (m.file_node.linked())
-				from.mcs_.remove(m);
+		from.release_locked(c, moving);
 		reported = c.events_reported;
 	}
 	for (QueuedEvent &q : moving)
@@ -265,13 +262,7 @@ uint32_t File::adopt(File &from, Ctx &c)
 			move_unread(from, *q.child);
 	{
 		MutexGuard g(lock_);
-		const uint32_t n = static_cast<uint32_t>(moving.size());
-		events_.splice_back(moving);
-		queued_.fetch_add(n, Order::Release);
-		for (Multicast &m : c.mcs)
-			mcs_.push_back(m);
-		ctxs_.push_back(c);
-		c.file = this;
+		take_in_locked(c, moving);
 	}
 	weft_ucma_wake(waiter_);
 	return reported;
@@ -293,18 +284,31 @@ void File::move_unread(File &from, Ctx &child)
 		if (!child.node.linked())
 			return;
 		from.ctxs_.remove(child);
-		from.unqueue_locked(child, own);
-		for (Multicast &m : child.mcs)
-			from.mcs_.remove(m);
+		from.release_locked(child, own);
 	}
 	MutexGuard g(lock_);
-	const uint32_t n = static_cast<uint32_t>(own.size());
-	events_.splice_back(own);
+	take_in_locked(child, own);
+}
+
+/* @c's events into @out and its groups off our list (lock_ held; @c off our list, its hlock held). */
+void File::release_locked(Ctx &c, List<QueuedEvent, &QueuedEvent::node> &out)
+{
+	unqueue_locked(c, out);
+	for (Multicast &m : c.mcs)
+		if (m.file_node.linked())
+			mcs_.remove(m);
+}
+
+/* @c, its @events and its groups on our lists, @c ours (lock_ held, @c's hlock held). */
+void File::take_in_locked(Ctx &c, List<QueuedEvent, &QueuedEvent::node> &events)
+{
+	const uint32_t n = static_cast<uint32_t>(events.size());
+	events_.splice_back(events);
 	queued_.fetch_add(n, Order::Release);
-	for (Multicast &m : child.mcs)
+	for (Multicast &m : c.mcs)
 		mcs_.push_back(m);
-	ctxs_.push_back(child);
-	child.file = this;
+	ctxs_.push_back(c);
+	c.file = this;
 }
 
 void File::close()

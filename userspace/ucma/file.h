@@ -152,6 +152,9 @@ private:
 	bool claim_unread(Ctx &child);
 	/* Move @child, an unread CONNECT_REQUEST's new Id, from @from's list to ours. */
 	void move_unread(File &from, Ctx &child);
+	/* MIGRATE_ID's halves: what leaves the old file, what joins the new one. */
+	void release_locked(Ctx &c, List<QueuedEvent, &QueuedEvent::node> &out);
+	void take_in_locked(Ctx &c, List<QueuedEvent, &QueuedEvent::node> &events);
 
 	weft_ucma_waiter *const waiter_;
 	Mutex lock_;
